@@ -1,0 +1,98 @@
+# posenc - GNU make.  `make` builds ./posenc, `make check` runs every test,
+# `make bench` compares posenc with NumPy.  Respects CC CFLAGS CPPFLAGS
+# LDFLAGS PREFIX DESTDIR; DEVELOPER=1 adds -Werror.
+
+CC ?= cc
+PKG_CONFIG ?= pkg-config
+PYTHON ?= /usr/bin/python3
+PREFIX ?= /usr/local
+BINDIR = $(PREFIX)/bin
+MANDIR = $(PREFIX)/share/man/man1
+
+CFLAGS ?= -O2 -g
+WARN = -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+       -Wformat=2 -Wvla -Wdouble-promotion
+ifeq ($(DEVELOPER),1)
+WARN += -Werror
+endif
+
+PKGS = libcjson libpng
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
+CMOCKA_CFLAGS := $(shell $(PKG_CONFIG) --cflags cmocka 2>/dev/null)
+CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
+
+# -ffp-contract=off: no fused multiply-add behind our back, so the learned
+# tables (core/rng.c) have the same bits on every machine.
+ALL_CPPFLAGS = -D_POSIX_C_SOURCE=200809L -Isrc $(PKG_CFLAGS) $(CPPFLAGS)
+ALL_CFLAGS = -std=c11 -ffp-contract=off -pthread $(WARN) $(CFLAGS)
+ALL_LDLIBS = $(PKG_LIBS) -lm -pthread $(LDLIBS)
+
+B = build
+LIB_SRC := $(sort $(wildcard src/core/*.c src/io/*.c) $(filter-out src/cli/main.c,$(wildcard src/cli/*.c)))
+LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)
+MAIN_OBJ := $(B)/src/cli/main.o
+TEST_SRC := $(sort $(wildcard tests/unit/test_*.c))
+TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(B)/tests/%)
+TEST_HELPERS := $(filter-out $(TEST_SRC),$(wildcard tests/unit/*.c))
+
+.DELETE_ON_ERROR:
+.PHONY: all check test unit cli-test deps asan valgrind fuzz bench install uninstall clean
+
+all: posenc
+
+posenc: $(MAIN_OBJ) $(B)/libposenc.a
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(ALL_LDLIBS)
+
+$(B)/libposenc.a: $(LIB_OBJ)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(B)/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(B)/tests/%: tests/unit/%.c $(TEST_HELPERS) $(B)/libposenc.a
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CPPFLAGS) $(CMOCKA_CFLAGS) -Itests/unit $(ALL_CFLAGS) -DPE_SOURCE_DIR='"$(CURDIR)"' \
+		$(LDFLAGS) -o $@ $< $(TEST_HELPERS) $(B)/libposenc.a $(CMOCKA_LIBS) $(ALL_LDLIBS)
+
+# The whole suite: unit tests (cmocka), CLI tests (the built binary), and the
+# cross-check against NumPy.  Prints "N passed, N failed" last.
+check test: posenc $(TEST_BIN)
+	@PYTHON=$(PYTHON) sh tests/run-all.sh $(TEST_BIN)
+
+unit: $(TEST_BIN)
+	@for t in $(TEST_BIN); do $$t || exit 1; done
+
+cli-test: posenc
+	@sh tests/cli/run.sh ./posenc
+
+# Installs the Debian packages posenc needs (as root; otherwise prints the line).
+deps:
+	@sh tools/deps.sh
+
+asan:
+	$(MAKE) clean
+	$(MAKE) check CFLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+
+valgrind: posenc $(TEST_BIN)
+	@for t in $(TEST_BIN); do valgrind -q --error-exitcode=99 --leak-check=full $$t || exit 1; done
+	VALGRIND="valgrind -q --error-exitcode=99 --leak-check=full" sh tests/cli/run.sh ./posenc
+
+bench: posenc
+	$(PYTHON) bench/bench.py ./posenc
+
+install: posenc
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)
+	install -m 0755 posenc $(DESTDIR)$(BINDIR)/posenc
+	install -m 0644 man/*.1 $(DESTDIR)$(MANDIR)/
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/posenc
+	for m in man/*.1; do rm -f $(DESTDIR)$(MANDIR)/$${m#man/}; done
+
+clean:
+	rm -rf $(B) posenc
+
+-include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d)

@@ -1,0 +1,9 @@
+/* The command table: it drives dispatch, `posenc --help` and the man-page
+ * test.  Adding a command = one cmd_<name>.c, one row here, one man page. */
+#include "cli/commands.h"
+
+const struct pe_command pe_commands[] = {
+	{ "generate", "write a position-encoding table (sinusoidal, learned)",
+	  pe_generate_usage, pe_generate_opts, pe_cmd_generate },
+};
+const size_t pe_ncommands = sizeof pe_commands / sizeof pe_commands[0];

@@ -1,0 +1,14 @@
+/* commands.h - the command table's entries (one cmd_<name>.c each). */
+#ifndef PE_COMMANDS_H
+#define PE_COMMANDS_H
+
+#include <stddef.h>
+
+#include "cli/opt.h"
+
+int pe_cmd_generate(int argc, char **argv);
+extern const struct pe_optdef pe_generate_opts[];
+extern const size_t pe_generate_nopts;
+extern const char pe_generate_usage[];
+
+#endif

@@ -1,0 +1,35 @@
+#include "cli/msg.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+int pe_msg_report(const char *cmd, const struct pe_error *err)
+{
+	if (err->code == PE_OK)
+		return PE_EXIT_OK;
+	if (err->code == PE_ERR_PIPE)
+		return PE_EXIT_OK;
+	if (cmd)
+		fprintf(stderr, "posenc: %s: %s\n", cmd, err->msg);
+	else
+		fprintf(stderr, "posenc: %s\n", err->msg);
+	if (err->code == PE_ERR_USAGE) {
+		if (cmd)
+			fprintf(stderr, "Try 'posenc %s --help'.\n", cmd);
+		else
+			fprintf(stderr, "Try 'posenc --help'.\n");
+		return PE_EXIT_USAGE;
+	}
+	return PE_EXIT_FAIL;
+}
+
+void pe_msg_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("posenc: warning: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}

@@ -1,0 +1,26 @@
+/*
+ * msg.h - every line posenc prints to stderr goes through here:
+ *   posenc: COMMAND: what is wrong         (one line per error)
+ *   Try 'posenc COMMAND --help'.           (after usage errors)
+ *   posenc: warning: ...                   (never changes the exit status)
+ * Exit statuses: 0 success, 1 runtime or data error, 2 usage error.
+ */
+#ifndef PE_MSG_H
+#define PE_MSG_H
+
+#include "core/err.h"
+
+enum { PE_EXIT_OK = 0, PE_EXIT_FAIL = 1, PE_EXIT_USAGE = 2 };
+
+/* Print err for command cmd (NULL: none) and return the exit status it
+ * calls for.  PE_ERR_PIPE (the reader went away) prints nothing and
+ * returns 0. */
+int pe_msg_report(const char *cmd, const struct pe_error *err);
+
+void pe_msg_warn(const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 1, 2)))
+#endif
+	;
+
+#endif

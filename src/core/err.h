@@ -1,0 +1,34 @@
+/*
+ * err.h - the error value every core/ and io/ function returns through.
+ *
+ * core/ and io/ never print and never exit: a failing function fills a
+ * struct pe_error (a code and one line of text, without the "posenc: CMD: "
+ * prefix) and returns -1.  Only cli/ turns it into a message and an exit
+ * status (see cli/msg.h).
+ */
+#ifndef PE_ERR_H
+#define PE_ERR_H
+
+enum pe_err {
+	PE_OK = 0,
+	PE_ERR_USAGE,	/* inconsistent or malformed options: exit 2 */
+	PE_ERR_DATA,	/* bad input data or a result that cannot be written: exit 1 */
+	PE_ERR_IO,	/* a read or write failed: exit 1 */
+	PE_ERR_NOMEM,	/* allocation failed: exit 1 */
+	PE_ERR_PIPE	/* the reader went away (EPIPE): a quiet, successful stop */
+};
+
+struct pe_error {
+	enum pe_err code;
+	char msg[512];
+};
+
+/* Record an error (printf-style message) and return -1, so callers can
+ * write `return pe_fail(err, PE_ERR_DATA, "...", ...);`.  err may be NULL. */
+int pe_fail(struct pe_error *err, enum pe_err code, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 3, 4)))
+#endif
+	;
+
+#endif

@@ -1,0 +1,128 @@
+#include "core/learned.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "core/rng.h"
+
+static const char *const init_names[] = { "normal", "trunc-normal", "uniform" };
+static const char *const preset_names[] = { "gpt2", "bert", "fairseq", "scaled" };
+
+int pe_init_by_name(const char *name)
+{
+	int i;
+
+	for (i = 0; i < 3; i++)
+		if (strcmp(name, init_names[i]) == 0)
+			return i;
+	return -1;
+}
+
+const char *pe_init_name(enum pe_init i)
+{
+	return init_names[i];
+}
+
+int pe_learned_preset_by_name(const char *name)
+{
+	int i;
+
+	for (i = 0; i < 4; i++)
+		if (strcmp(name, preset_names[i]) == 0)
+			return i;
+	return -1;
+}
+
+const char *pe_learned_preset_name(enum pe_learned_preset p)
+{
+	return p == PE_LEARNED_NONE ? "none" : preset_names[p];
+}
+
+void pe_learned_apply_preset(struct pe_learned *l, enum pe_learned_preset p)
+{
+	switch (p) {
+	case PE_LEARNED_GPT2:
+		l->init = PE_INIT_NORMAL;
+		l->std = 0.02;
+		break;
+	case PE_LEARNED_BERT:
+		l->init = PE_INIT_TRUNC_NORMAL;
+		l->std = 0.02;
+		break;
+	case PE_LEARNED_FAIRSEQ:
+	case PE_LEARNED_SCALED:
+		l->init = PE_INIT_NORMAL;
+		l->std = 1.0 / sqrt((double)l->dim);
+		break;
+	case PE_LEARNED_NONE:
+		break;
+	}
+}
+
+int pe_learned_init(struct pe_learned *l, struct pe_error *err)
+{
+	if (l->positions == 0 || l->dim == 0)
+		return pe_fail(err, PE_ERR_USAGE, "positions and dim must be positive");
+	if (!(l->std > 0) || !isfinite(l->std))
+		return pe_fail(err, PE_ERR_USAGE, "--std must be a positive number");
+	if (l->dim > UINT32_MAX)
+		return pe_fail(err, PE_ERR_USAGE, "--dim too large");
+	l->rows = l->positions;
+	if (l->padding_idx >= 0) {
+		if ((uint64_t)l->padding_idx > UINT64_MAX / 2 - l->positions)
+			return pe_fail(err, PE_ERR_USAGE, "table too large to address");
+		l->rows = l->positions + (uint64_t)l->padding_idx + 1;
+	}
+	return 0;
+}
+
+int pe_learned_tensor(const struct pe_learned *l, struct pe_tensor *t, struct pe_error *err)
+{
+	uint64_t shape[2];
+
+	memset(t, 0, sizeof *t);
+	strcpy(t->name, "learned");
+	t->dtype = PE_F32;
+	t->fill = pe_learned_fill;
+	t->ctx = l;
+	t->parallel = 1;
+	shape[0] = l->rows;
+	shape[1] = l->dim;
+	return pe_tensor_shape(t, 2, shape, err);
+}
+
+int pe_learned_fill(const void *ctx, uint64_t r0, size_t nrows, void *out,
+		    struct pe_error *err)
+{
+	const struct pe_learned *l = ctx;
+	size_t dim = (size_t)l->dim, r, c;
+	float *row;
+	uint64_t ri;
+	double u[2], a = sqrt(3.0) * l->std;
+
+	(void)err;
+	for (r = 0; r < nrows; r++) {
+		ri = r0 + r;
+		row = (float *)out + r * dim;
+		if (l->padding_idx >= 0 && ri == (uint64_t)l->padding_idx) {
+			memset(row, 0, dim * sizeof *row);
+			continue;
+		}
+		for (c = 0; c < dim; c++) {
+			switch (l->init) {
+			case PE_INIT_UNIFORM:
+				pe_rng_uniform2(l->seed, (uint32_t)c, (uint32_t)ri,
+						(uint32_t)(ri >> 32), 0, u);
+				row[c] = (float)((2.0 * u[0] - 1.0) * a);
+				break;
+			case PE_INIT_TRUNC_NORMAL:
+				row[c] = (float)(l->std * pe_rng_normal(l->seed, ri, (uint32_t)c, 2.0));
+				break;
+			case PE_INIT_NORMAL:
+				row[c] = (float)(l->std * pe_rng_normal(l->seed, ri, (uint32_t)c, 0.0));
+				break;
+			}
+		}
+	}
+	return 0;
+}

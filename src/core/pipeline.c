@@ -1,0 +1,343 @@
+/*
+ * The pump.  Why threads at all: for the tables posenc makes, computing a
+ * block (sin/cos, random numbers) and writing it (a kernel copy) cost about
+ * the same, so overlapping them, and splitting the computing over the
+ * cores, is what puts posenc ahead of an array-at-once NumPy script while
+ * still holding only two blocks.  Workers are persistent for one pump call
+ * and are handed one block at a time; each takes a contiguous slice of the
+ * block's rows, so the result cannot depend on scheduling.
+ */
+#include "core/pipeline.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/parse.h"
+
+/* Below this many values a table is filled on the calling thread. */
+#define PARALLEL_MIN_ELEMS ((uint64_t)1 << 17)
+
+struct job {
+	const struct pe_tensor *t;
+	uint64_t r0;
+	size_t nrows;
+	unsigned char *buf;
+	size_t row_bytes;
+};
+
+struct pool;
+
+struct worker_arg {
+	struct pool *pool;
+	int index;
+};
+
+struct pool {
+	pthread_t th[PE_MAX_THREADS];
+	struct worker_arg args[PE_MAX_THREADS];
+	int nth, started;
+	pthread_mutex_t mu;
+	pthread_cond_t go, done;
+	unsigned long gen;
+	int busy, quit, failed;
+	struct job job;
+	struct pe_error err;
+};
+
+int pe_threads(void)
+{
+	const char *env = getenv("POSENC_THREADS");
+	long n;
+	uint64_t v;
+
+	if (env && *env) {
+		if (pe_parse_u64(env, 1, PE_MAX_THREADS, &v) == 0)
+			return (int)v;
+		return -1;
+	}
+	n = sysconf(_SC_NPROCESSORS_ONLN);
+	if (n < 1)
+		n = 1;
+	if (n > PE_MAX_THREADS)
+		n = PE_MAX_THREADS;
+	return (int)n;
+}
+
+static void *worker(void *p)
+{
+	struct worker_arg *wa = p;
+	struct pool *pool = wa->pool;
+	unsigned long seen = 0;
+	struct job job;
+	struct pe_error err;
+	size_t a, b;
+
+	for (;;) {
+		pthread_mutex_lock(&pool->mu);
+		while (pool->gen == seen && !pool->quit)
+			pthread_cond_wait(&pool->go, &pool->mu);
+		if (pool->quit) {
+			pthread_mutex_unlock(&pool->mu);
+			return NULL;
+		}
+		seen = pool->gen;
+		job = pool->job;
+		pthread_mutex_unlock(&pool->mu);
+
+		a = job.nrows * (size_t)wa->index / (size_t)pool->nth;
+		b = job.nrows * (size_t)(wa->index + 1) / (size_t)pool->nth;
+		err.code = PE_OK;
+		err.msg[0] = '\0';
+		if (b > a && job.t->fill(job.t->ctx, job.r0 + a, b - a,
+					 job.buf + a * job.row_bytes, &err) != 0) {
+			pthread_mutex_lock(&pool->mu);
+			if (!pool->failed) {
+				pool->failed = 1;
+				pool->err = err;
+			}
+			pthread_mutex_unlock(&pool->mu);
+		}
+		pthread_mutex_lock(&pool->mu);
+		if (--pool->busy == 0)
+			pthread_cond_signal(&pool->done);
+		pthread_mutex_unlock(&pool->mu);
+	}
+}
+
+static int pool_start(struct pool *pool, int nth, struct pe_error *err)
+{
+	int i;
+
+	memset(pool, 0, sizeof *pool);
+	pool->nth = nth;
+	if (pthread_mutex_init(&pool->mu, NULL) != 0)
+		return pe_fail(err, PE_ERR_NOMEM, "cannot create a mutex");
+	if (pthread_cond_init(&pool->go, NULL) != 0) {
+		pthread_mutex_destroy(&pool->mu);
+		return pe_fail(err, PE_ERR_NOMEM, "cannot create a condition variable");
+	}
+	if (pthread_cond_init(&pool->done, NULL) != 0) {
+		pthread_cond_destroy(&pool->go);
+		pthread_mutex_destroy(&pool->mu);
+		return pe_fail(err, PE_ERR_NOMEM, "cannot create a condition variable");
+	}
+	for (i = 0; i < nth; i++) {
+		pool->args[i].pool = pool;
+		pool->args[i].index = i;
+		if (pthread_create(&pool->th[i], NULL, worker, &pool->args[i]) != 0)
+			break;
+		pool->started++;
+	}
+	if (pool->started == 0) {
+		pthread_cond_destroy(&pool->done);
+		pthread_cond_destroy(&pool->go);
+		pthread_mutex_destroy(&pool->mu);
+		return pe_fail(err, PE_ERR_NOMEM, "cannot start a worker thread");
+	}
+	/* Fewer threads than asked for is fine: slices follow nth. */
+	pool->nth = pool->started;
+	return 0;
+}
+
+static void pool_submit(struct pool *pool, const struct job *job)
+{
+	pthread_mutex_lock(&pool->mu);
+	pool->job = *job;
+	pool->busy = pool->nth;
+	pool->gen++;
+	pthread_cond_broadcast(&pool->go);
+	pthread_mutex_unlock(&pool->mu);
+}
+
+static int pool_wait(struct pool *pool, struct pe_error *err)
+{
+	int failed;
+
+	pthread_mutex_lock(&pool->mu);
+	while (pool->busy)
+		pthread_cond_wait(&pool->done, &pool->mu);
+	failed = pool->failed;
+	if (failed && err)
+		*err = pool->err;
+	pthread_mutex_unlock(&pool->mu);
+	return failed ? -1 : 0;
+}
+
+static void pool_stop(struct pool *pool)
+{
+	int i;
+
+	pthread_mutex_lock(&pool->mu);
+	pool->quit = 1;
+	pthread_cond_broadcast(&pool->go);
+	pthread_mutex_unlock(&pool->mu);
+	for (i = 0; i < pool->started; i++)
+		pthread_join(pool->th[i], NULL);
+	pthread_cond_destroy(&pool->done);
+	pthread_cond_destroy(&pool->go);
+	pthread_mutex_destroy(&pool->mu);
+}
+
+int pe_rowsel_apply(struct pe_tensor *t, const struct pe_rowsel *sel,
+		    uint64_t *offset, struct pe_error *err)
+{
+	uint64_t shape[2];
+
+	*offset = 0;
+	if (!sel || !sel->active)
+		return 0;
+	if (sel->begin >= sel->end || sel->end > t->rows)
+		return pe_fail(err, PE_ERR_USAGE,
+			       "--rows %llu:%llu is outside the %llu rows of '%s' (need A < B <= %llu)",
+			       (unsigned long long)sel->begin, (unsigned long long)sel->end,
+			       (unsigned long long)t->rows, t->name,
+			       (unsigned long long)t->rows);
+	*offset = sel->begin;
+	if (t->ndim == 1) {
+		shape[0] = sel->end - sel->begin;
+		return pe_tensor_shape(t, 1, shape, err);
+	}
+	shape[0] = sel->end - sel->begin;
+	shape[1] = t->cols;
+	return pe_tensor_shape(t, 2, shape, err);
+}
+
+static size_t block_rows(const struct pe_tensor *t)
+{
+	size_t row_bytes = (size_t)t->cols * 4;
+	size_t b = PE_BLOCK_BYTES / row_bytes;
+
+	if (b == 0)
+		b = 1;
+	if ((uint64_t)b > t->rows)
+		b = (size_t)t->rows;
+	return b;
+}
+
+static int pump_serial(const struct pe_tensor *t, uint64_t off, unsigned char *buf,
+		       size_t brows, struct pe_sink *sink, struct pe_error *err)
+{
+	uint64_t r;
+	size_t n;
+
+	for (r = 0; r < t->rows; r += n) {
+		n = (t->rows - r < brows) ? (size_t)(t->rows - r) : brows;
+		if (t->fill(t->ctx, off + r, n, buf, err) != 0)
+			return -1;
+		if (sink->ops->rows(sink, buf, n, err) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int pump_parallel(const struct pe_tensor *t, uint64_t off, unsigned char *buf[2],
+			 size_t brows, int nth, struct pe_sink *sink, struct pe_error *err)
+{
+	struct pool pool;
+	struct job job;
+	uint64_t r, next;
+	size_t n, nn;
+	int k = 0, rc = 0;
+
+	if (pool_start(&pool, nth, err) != 0)
+		return -1;
+	job.t = t;
+	job.row_bytes = (size_t)t->cols * 4;
+	n = (t->rows < brows) ? (size_t)t->rows : brows;
+	job.r0 = off;
+	job.nrows = n;
+	job.buf = buf[0];
+	pool_submit(&pool, &job);
+	if (pool_wait(&pool, err) != 0) {
+		rc = -1;
+		goto out;
+	}
+	for (r = 0; r < t->rows; r = next, n = nn, k ^= 1) {
+		next = r + n;
+		nn = 0;
+		if (next < t->rows) {
+			nn = (t->rows - next < brows) ? (size_t)(t->rows - next) : brows;
+			job.r0 = off + next;
+			job.nrows = nn;
+			job.buf = buf[k ^ 1];
+			pool_submit(&pool, &job);
+		}
+		rc = sink->ops->rows(sink, buf[k], n, err);
+		if (nn && pool_wait(&pool, rc ? NULL : err) != 0)
+			rc = -1;
+		if (rc)
+			break;
+	}
+out:
+	pool_stop(&pool);
+	return rc;
+}
+
+int pe_pump(const struct pe_tensor *tin, size_t nt, const struct pe_rowsel *sel,
+	    const struct pe_meta *meta, struct pe_sink *sink, struct pe_error *err)
+{
+	struct pe_tensor *t = NULL;
+	uint64_t *off = NULL;
+	unsigned char *buf[2] = { NULL, NULL };
+	size_t i, brows, max_block = 0;
+	int nth = 0, rc = -1;
+
+	if (nt == 0)
+		return pe_fail(err, PE_ERR_USAGE, "nothing to write");
+	t = calloc(nt, sizeof *t);
+	off = calloc(nt, sizeof *off);
+	if (!t || !off) {
+		pe_fail(err, PE_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < nt; i++) {
+		t[i] = tin[i];
+		if (pe_rowsel_apply(&t[i], sel, &off[i], err) != 0)
+			goto out;
+		brows = block_rows(&t[i]);
+		if (brows * (size_t)t[i].cols > max_block)
+			max_block = brows * (size_t)t[i].cols;
+		if (t[i].parallel && pe_tensor_elems(&t[i]) >= PARALLEL_MIN_ELEMS)
+			nth = 1;
+	}
+	if (nth) {
+		nth = pe_threads();
+		if (nth < 0) {
+			pe_fail(err, PE_ERR_USAGE, "POSENC_THREADS must be an integer from 1 to %d, got '%s'",
+				PE_MAX_THREADS, getenv("POSENC_THREADS"));
+			goto out;
+		}
+	}
+	buf[0] = malloc(max_block * 4);
+	buf[1] = nth ? malloc(max_block * 4) : NULL;
+	if (!buf[0] || (nth && !buf[1])) {
+		pe_fail(err, PE_ERR_NOMEM, "out of memory for a block of %zu values", max_block);
+		goto out;
+	}
+	if (sink->ops->begin(sink, t, nt, meta, err) != 0)
+		goto out;
+	for (i = 0; i < nt; i++) {
+		if (sink->ops->tensor(sink, i, err) != 0)
+			goto out;
+		brows = block_rows(&t[i]);
+		if (nth && t[i].parallel && pe_tensor_elems(&t[i]) >= PARALLEL_MIN_ELEMS) {
+			if (pump_parallel(&t[i], off[i], buf, brows, nth, sink, err) != 0)
+				goto out;
+		} else if (pump_serial(&t[i], off[i], buf[0], brows, sink, err) != 0) {
+			goto out;
+		}
+	}
+	if (sink->ops->end(sink, err) != 0)
+		goto out;
+	rc = 0;
+out:
+	free(buf[0]);
+	free(buf[1]);
+	free(off);
+	free(t);
+	return rc;
+}

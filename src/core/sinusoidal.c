@@ -1,0 +1,178 @@
+#include "core/sinusoidal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const preset_names[] = { "vaswani", "t2t", "fairseq", "marian" };
+
+int pe_sin_preset_by_name(const char *name)
+{
+	int i;
+
+	for (i = 0; i < 4; i++)
+		if (strcmp(name, preset_names[i]) == 0)
+			return i;
+	return -1;
+}
+
+const char *pe_sin_preset_name(enum pe_sin_preset p)
+{
+	return preset_names[p];
+}
+
+void pe_sinusoidal_defaults(struct pe_sinusoidal_params *p, enum pe_sin_preset preset)
+{
+	memset(p, 0, sizeof *p);
+	p->preset = preset;
+	p->layout = PE_LAYOUT_DEFAULT;
+	p->positions = 512;
+	p->dim = 768;
+	p->base = 10000.0;
+	p->min_timescale = 1.0;
+	p->max_timescale = 10000.0;
+	p->padding_idx = -1;
+}
+
+long double pe_sinusoidal_freq(const struct pe_sinusoidal *s, size_t k)
+{
+	const struct pe_sinusoidal_params *p = &s->p;
+	long double h = (long double)(p->dim / 2);
+
+	switch (p->preset) {
+	case PE_SIN_T2T:
+		/* tensor2tensor get_timing_signal_1d, guard max(h-1, 1) */
+		return (long double)p->min_timescale *
+		       expl(-(long double)k *
+			    logl((long double)p->max_timescale / (long double)p->min_timescale) /
+			    (h - 1 > 1 ? h - 1 : 1));
+	case PE_SIN_FAIRSEQ:
+		return expl(-(long double)k * logl((long double)p->base) / (h - 1));
+	case PE_SIN_VASWANI:
+	case PE_SIN_MARIAN:
+		break;
+	}
+	return powl((long double)p->base, -2.0L * (long double)k / (long double)p->dim);
+}
+
+int pe_sinusoidal_init(struct pe_sinusoidal *s, const struct pe_sinusoidal_params *p,
+		       struct pe_error *err)
+{
+	int64_t first, last;
+	size_t k;
+	int bits;
+
+	memset(s, 0, sizeof *s);
+	s->p = *p;
+	if (p->positions == 0 || p->dim == 0)
+		return pe_fail(err, PE_ERR_USAGE, "positions and dim must be positive");
+	if (!(p->base > 0) || !isfinite(p->base))
+		return pe_fail(err, PE_ERR_USAGE, "--base must be a positive number");
+	if (p->preset == PE_SIN_T2T &&
+	    (!(p->min_timescale > 0) || !(p->max_timescale > 0) ||
+	     !isfinite(p->min_timescale) || !isfinite(p->max_timescale)))
+		return pe_fail(err, PE_ERR_USAGE, "timescales must be positive numbers");
+	if (p->preset == PE_SIN_FAIRSEQ && p->dim / 2 < 2)
+		return pe_fail(err, PE_ERR_USAGE,
+			       "the fairseq preset needs --dim 4 or more (it divides by dim/2 - 1), got %llu",
+			       (unsigned long long)p->dim);
+	if (p->padding_idx >= 0 && p->offset != 0)
+		return pe_fail(err, PE_ERR_USAGE, "--padding-idx cannot be combined with --offset");
+	if (p->positions > INT64_MAX / 2 || (uint64_t)(p->padding_idx < 0 ? 0 : p->padding_idx) >
+						    (uint64_t)INT64_MAX / 2)
+		return pe_fail(err, PE_ERR_USAGE, "table too large to address");
+
+	s->layout = p->layout;
+	if (s->layout == PE_LAYOUT_DEFAULT)
+		s->layout = p->preset == PE_SIN_VASWANI ? PE_LAYOUT_INTERLEAVED : PE_LAYOUT_HALF;
+	if (p->preset == PE_SIN_VASWANI || p->preset == PE_SIN_MARIAN) {
+		s->nsin = (size_t)((p->dim + 1) / 2);
+		s->ncos = (size_t)(p->dim / 2);
+	} else {
+		s->nsin = s->ncos = (size_t)(p->dim / 2);
+	}
+	s->nfreq = s->nsin;
+
+	if (p->padding_idx >= 0) {
+		s->rows = p->positions + (uint64_t)p->padding_idx + 1;
+		first = 0;
+		last = (int64_t)s->rows - 1;
+	} else {
+		s->rows = p->positions;
+		first = p->offset;
+		if (p->offset > INT64_MAX - (int64_t)p->positions)
+			return pe_fail(err, PE_ERR_USAGE, "--offset plus --positions overflows");
+		last = p->offset + (int64_t)p->positions - 1;
+	}
+	if ((double)(first < 0 ? -first : first) > 9007199254740992.0 ||
+	    (double)(last < 0 ? -last : last) > 9007199254740992.0)
+		return pe_fail(err, PE_ERR_USAGE, "positions must stay within +-2^53");
+	bits = pe_angle_bits(first, last);
+	s->freq = malloc((s->nfreq ? s->nfreq : 1) * sizeof *s->freq);
+	if (!s->freq)
+		return pe_fail(err, PE_ERR_NOMEM, "out of memory");
+	for (k = 0; k < s->nfreq; k++)
+		pe_freq_init(&s->freq[k], pe_sinusoidal_freq(s, k), bits);
+	return 0;
+}
+
+void pe_sinusoidal_free(struct pe_sinusoidal *s)
+{
+	free(s->freq);
+	s->freq = NULL;
+}
+
+int pe_sinusoidal_tensor(const struct pe_sinusoidal *s, struct pe_tensor *t,
+			 struct pe_error *err)
+{
+	uint64_t shape[2];
+
+	memset(t, 0, sizeof *t);
+	strcpy(t->name, "sinusoidal");
+	t->dtype = PE_F32;
+	t->fill = pe_sinusoidal_fill;
+	t->ctx = s;
+	t->parallel = 1;
+	shape[0] = s->rows;
+	shape[1] = s->p.dim;
+	return pe_tensor_shape(t, 2, shape, err);
+}
+
+int pe_sinusoidal_fill(const void *ctx, uint64_t r0, size_t nrows, void *out,
+		       struct pe_error *err)
+{
+	const struct pe_sinusoidal *s = ctx;
+	size_t dim = (size_t)s->p.dim, r, k;
+	float *row;
+	int64_t pos;
+	double sv, cv;
+
+	(void)err;
+	for (r = 0; r < nrows; r++) {
+		row = (float *)out + r * dim;
+		if (s->p.padding_idx >= 0) {
+			pos = (int64_t)(r0 + r);
+			if (pos == s->p.padding_idx) {
+				memset(row, 0, dim * sizeof *row);
+				continue;
+			}
+		} else {
+			pos = s->p.offset + (int64_t)(r0 + r);
+		}
+		/* zero tail first: t2t/fairseq with odd D */
+		memset(row + s->nsin + s->ncos, 0, (dim - s->nsin - s->ncos) * sizeof *row);
+		for (k = 0; k < s->nfreq; k++) {
+			pe_sincos_pf(&s->freq[k], pos, &sv, &cv);
+			if (s->layout == PE_LAYOUT_INTERLEAVED) {
+				row[2 * k] = (float)sv;
+				if (k < s->ncos)
+					row[2 * k + 1] = (float)cv;
+			} else {
+				row[k] = (float)sv;
+				if (k < s->ncos)
+					row[s->nsin + k] = (float)cv;
+			}
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,77 @@
+/*
+ * sinusoidal.h - fixed sin/cos position tables (Vaswani et al. 2017 and the
+ * conventions that followed it).  Formulas from
+ * shared/research/pe-implementations.md section 1:
+ *
+ *   preset   frequency k                                   layout  odd D
+ *   vaswani  base^(-2k/D), k < ceil(D/2)                    inter.  last column a sin
+ *   marian   base^(-2k/D), sin block ceil(D/2) wide         half    sin block wider
+ *   t2t      min_ts * exp(-k ln(max_ts/min_ts)/max(h-1,1))  half    zero last column
+ *   fairseq  exp(-k ln(base)/(h-1)), h = floor(D/2) >= 2     half    zero last column
+ *
+ * (t2t multiplies by min_ts, as tensor2tensor's code does.)  interleaved:
+ * column 2k = sin, 2k+1 = cos; half: [sin ... | cos ... | zero].  A layout
+ * option may override the preset's.  Rows are positions offset..offset+n-1;
+ * with a fairseq padding index P the table has n + P + 1 rows, row r holds
+ * position r, and row P is zero, as fairseq builds it.
+ *
+ * Values are computed from long-double frequencies with exact angles
+ * (core/angle.h) in double and rounded once to float.
+ */
+#ifndef PE_SINUSOIDAL_H
+#define PE_SINUSOIDAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/angle.h"
+#include "core/err.h"
+#include "core/tensor.h"
+
+enum pe_sin_preset { PE_SIN_VASWANI, PE_SIN_T2T, PE_SIN_FAIRSEQ, PE_SIN_MARIAN };
+enum pe_layout { PE_LAYOUT_DEFAULT, PE_LAYOUT_INTERLEAVED, PE_LAYOUT_HALF };
+
+struct pe_sinusoidal_params {
+	enum pe_sin_preset preset;
+	enum pe_layout layout;		/* DEFAULT: the preset's own */
+	uint64_t positions;		/* n >= 1 */
+	uint64_t dim;			/* D >= 1 */
+	int64_t offset;			/* first position */
+	double base;			/* vaswani, marian, fairseq (10000) */
+	double min_timescale;		/* t2t (1) */
+	double max_timescale;		/* t2t (10000) */
+	int64_t padding_idx;		/* fairseq padding row, or -1 */
+};
+
+struct pe_sinusoidal {
+	struct pe_sinusoidal_params p;
+	enum pe_layout layout;		/* resolved */
+	uint64_t rows;
+	size_t nsin, ncos, nfreq;	/* sin columns, cos columns, frequencies */
+	struct pe_freq *freq;		/* nfreq prepared frequencies */
+};
+
+/* Presets by name ("vaswani", "t2t", "fairseq", "marian"); -1 if unknown. */
+int pe_sin_preset_by_name(const char *name);
+const char *pe_sin_preset_name(enum pe_sin_preset p);
+
+/* Fill params with the defaults of a preset. */
+void pe_sinusoidal_defaults(struct pe_sinusoidal_params *p, enum pe_sin_preset preset);
+
+/* Validate and prepare; PE_ERR_USAGE for inconsistent parameters. */
+int pe_sinusoidal_init(struct pe_sinusoidal *s, const struct pe_sinusoidal_params *p,
+		       struct pe_error *err);
+void pe_sinusoidal_free(struct pe_sinusoidal *s);
+
+/* The exact frequency k (long double), for tests and meta. */
+long double pe_sinusoidal_freq(const struct pe_sinusoidal *s, size_t k);
+
+/* A tensor (name "sinusoidal", rows x D, float32, parallel) reading s. */
+int pe_sinusoidal_tensor(const struct pe_sinusoidal *s, struct pe_tensor *t,
+			 struct pe_error *err);
+
+/* pe_fill_fn for a struct pe_sinusoidal. */
+int pe_sinusoidal_fill(const void *ctx, uint64_t r0, size_t nrows, void *out,
+		       struct pe_error *err);
+
+#endif

@@ -1,0 +1,56 @@
+/*
+ * tensor.h - a result as a stream of rows.
+ *
+ * Every command produces one or more tensors.  A tensor is not held in
+ * memory: it is a shape plus a fill function that computes any block of
+ * rows [r0, r0 + nrows) into a caller-owned buffer of nrows * cols
+ * elements (float for PE_F32, int32_t for PE_I32), row-major.
+ *
+ * The streaming view is always 2-D: rows x cols.  The logical shape may be
+ * 1-D (K values: rows = K, cols = 1), 2-D (rows x cols) or 3-D
+ * (H x N x M: rows = H * N, cols = M), and writers that know about shape
+ * (npy, safetensors, json) use it.
+ */
+#ifndef PE_TENSOR_H
+#define PE_TENSOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/err.h"
+
+#define PE_MAX_NDIM 3
+#define PE_NAME_MAX 96
+
+/* Limits that keep every size product well inside 64 bits and one row in
+ * memory; larger requests are refused, never clamped. */
+#define PE_MAX_COLS ((uint64_t)1 << 24)
+#define PE_MAX_ELEMS ((uint64_t)1 << 60)
+
+enum pe_dtype { PE_F32, PE_I32 };
+
+/* Fill rows [r0, r0 + nrows) into out.  Must be safe to call concurrently on
+ * disjoint ranges when the tensor is marked parallel.  Returns 0 or -1. */
+typedef int (*pe_fill_fn)(const void *ctx, uint64_t r0, size_t nrows,
+			  void *out, struct pe_error *err);
+
+struct pe_tensor {
+	char name[PE_NAME_MAX];	/* tensor name in safetensors and json */
+	enum pe_dtype dtype;
+	int ndim;		/* 1, 2 or 3 */
+	uint64_t shape[PE_MAX_NDIM];
+	uint64_t rows, cols;	/* the streaming view */
+	pe_fill_fn fill;
+	const void *ctx;
+	int parallel;		/* fill is a pure function of the row index */
+};
+
+/* Set shape and derive rows/cols; rejects zero or oversized shapes.
+ * Returns 0 or -1 (PE_ERR_USAGE: the sizes come from options). */
+int pe_tensor_shape(struct pe_tensor *t, int ndim, const uint64_t *shape,
+		    struct pe_error *err);
+
+/* Number of elements (rows * cols); never overflows after pe_tensor_shape. */
+uint64_t pe_tensor_elems(const struct pe_tensor *t);
+
+#endif

@@ -1,0 +1,141 @@
+#include "io/metajson.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/fmt.h"
+
+struct buf {
+	char *p;
+	size_t n, cap;
+	int oom;
+};
+
+static void put(struct buf *b, const char *s, size_t n)
+{
+	char *q;
+	size_t cap;
+
+	if (b->oom)
+		return;
+	if (b->n + n + 1 > b->cap) {
+		cap = b->cap ? b->cap : 64;
+		while (cap < b->n + n + 1)
+			cap *= 2;
+		q = realloc(b->p, cap);
+		if (!q) {
+			b->oom = 1;
+			return;
+		}
+		b->p = q;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->n, s, n);
+	b->n += n;
+	b->p[b->n] = '\0';
+}
+
+static void puts_(struct buf *b, const char *s)
+{
+	put(b, s, strlen(s));
+}
+
+static void quote(struct buf *b, const char *s)
+{
+	char esc[8];
+	const unsigned char *p;
+
+	put(b, "\"", 1);
+	for (p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\') {
+			esc[0] = '\\';
+			esc[1] = (char)*p;
+			put(b, esc, 2);
+		} else if (*p < 0x20) {
+			snprintf(esc, sizeof esc, "\\u%04x", *p);
+			put(b, esc, 6);
+		} else {
+			put(b, (const char *)p, 1);
+		}
+	}
+	put(b, "\"", 1);
+}
+
+static char *finish(struct buf *b)
+{
+	if (b->oom || !b->p) {
+		free(b->p);
+		return NULL;
+	}
+	return b->p;
+}
+
+char *pe_json_quote(const char *s)
+{
+	struct buf b = { 0 };
+
+	quote(&b, s);
+	return finish(&b);
+}
+
+/* A value as JSON (strings quoted) or as plain text (strings bare). */
+static void value(struct buf *b, const struct pe_meta_item *it, int json)
+{
+	char num[PE_FMT_BUF];
+	size_t k;
+
+	switch (it->kind) {
+	case PE_META_STR:
+		if (json)
+			quote(b, it->str);
+		else
+			puts_(b, it->str);
+		break;
+	case PE_META_NUM:
+		put(b, num, pe_fmt_f64(it->num, num));
+		break;
+	case PE_META_INT:
+		put(b, num, pe_fmt_i64(it->i, num));
+		break;
+	case PE_META_BOOL:
+		puts_(b, it->i ? "true" : "false");
+		break;
+	case PE_META_LIST:
+		put(b, "[", 1);
+		for (k = 0; k < it->nlist; k++) {
+			if (k)
+				put(b, ",", 1);
+			put(b, num, pe_fmt_f64(it->list[k], num));
+		}
+		put(b, "]", 1);
+		break;
+	}
+}
+
+char *pe_meta_value_text(const struct pe_meta_item *it)
+{
+	struct buf b = { 0 };
+
+	value(&b, it, 0);
+	if (!b.p)
+		put(&b, "", 0);
+	return finish(&b);
+}
+
+char *pe_meta_json(const struct pe_meta *m)
+{
+	struct buf b = { 0 };
+	size_t i;
+
+	put(&b, "{", 1);
+	for (i = 0; i < m->n; i++) {
+		if (i)
+			put(&b, ",", 1);
+		quote(&b, m->item[i].key);
+		put(&b, ":", 1);
+		value(&b, &m->item[i], 1);
+	}
+	put(&b, "}", 1);
+	return finish(&b);
+}

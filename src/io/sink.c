@@ -1,0 +1,94 @@
+#include "io/sink.h"
+
+#include <stddef.h>
+#include <string.h>
+
+struct format_info {
+	const char *name;
+	const char *exts[4];
+	int binary, multi;
+	struct pe_sink *(*make)(FILE *, const struct pe_sink_opts *, struct pe_error *);
+};
+
+static const struct format_info formats[PE_FMT_COUNT] = {
+	[PE_FMT_CSV] = { "csv", { ".csv" }, 0, 0, pe_sink_csv_new },
+	[PE_FMT_JSON] = { "json", { ".json" }, 0, 1, pe_sink_json_new },
+	[PE_FMT_RAW] = { "raw", { ".f32", ".raw", ".bin" }, 1, 0, pe_sink_raw_new },
+	[PE_FMT_NPY] = { "npy", { ".npy" }, 1, 0, pe_sink_npy_new },
+	[PE_FMT_SAFETENSORS] = { "safetensors", { ".safetensors" }, 1, 1,
+				 pe_sink_safetensors_new },
+};
+
+int pe_format_by_name(const char *name)
+{
+	int i;
+
+	for (i = 0; i < PE_FMT_COUNT; i++)
+		if (strcmp(formats[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+int pe_format_by_path(const char *path)
+{
+	size_t n = strlen(path), e;
+	int i, k;
+
+	for (i = 0; i < PE_FMT_COUNT; i++) {
+		for (k = 0; k < 4 && formats[i].exts[k]; k++) {
+			e = strlen(formats[i].exts[k]);
+			if (n > e && strcmp(path + n - e, formats[i].exts[k]) == 0)
+				return i;
+		}
+	}
+	return -1;
+}
+
+const char *pe_format_name(enum pe_format f)
+{
+	return formats[f].name;
+}
+
+const char *pe_format_list(void)
+{
+	return "csv|json|raw|npy|safetensors";
+}
+
+int pe_format_is_binary(enum pe_format f)
+{
+	return formats[f].binary;
+}
+
+int pe_format_multi(enum pe_format f)
+{
+	return formats[f].multi;
+}
+
+struct pe_sink *pe_sink_new(enum pe_format f, FILE *fp, const struct pe_sink_opts *opts,
+			    struct pe_error *err)
+{
+	static const struct pe_sink_opts none;
+
+	return formats[f].make(fp, opts ? opts : &none, err);
+}
+
+void pe_sink_destroy(struct pe_sink *s)
+{
+	if (s)
+		s->ops->destroy(s);
+}
+
+int pe_sink_nop_tensor(struct pe_sink *s, size_t index, struct pe_error *err)
+{
+	(void)s;
+	(void)index;
+	(void)err;
+	return 0;
+}
+
+int pe_sink_nop_end(struct pe_sink *s, struct pe_error *err)
+{
+	(void)s;
+	(void)err;
+	return 0;
+}

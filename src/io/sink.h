@@ -1,0 +1,69 @@
+/*
+ * sink.h - the writers, one per format, behind struct pe_sink
+ * (core/pipeline.h).  A sink writes to a FILE it does not own; the caller
+ * opens and commits it (io/output.h) and destroys the sink.
+ *
+ *   csv          one row per line, shortest round-trip text, optional header
+ *   json         {"shape","dtype","meta","data"}; several tensors under "tensors"
+ *   raw          little-endian float32 / int32, row-major, no header
+ *   npy          NumPy v1.0, '<f4' / '<i4', header padded to 64 bytes
+ *   safetensors  one or more tensors + "__metadata__", header padded to 8 bytes
+ */
+#ifndef PE_SINK_H
+#define PE_SINK_H
+
+#include <stdio.h>
+
+#include "core/err.h"
+#include "core/pipeline.h"
+
+enum pe_format {
+	PE_FMT_CSV,
+	PE_FMT_JSON,
+	PE_FMT_RAW,
+	PE_FMT_NPY,
+	PE_FMT_SAFETENSORS,
+	PE_FMT_COUNT
+};
+
+struct pe_sink_opts {
+	int header;		/* csv: write a header line */
+	const char *col_prefix;	/* csv header: column k is named prefix + k ("c") */
+};
+
+/* Format by name ("csv", "npy", ...); -1 if unknown. */
+int pe_format_by_name(const char *name);
+/* Format from a path's extension (.csv .json .f32 .raw .bin .npy
+ * .safetensors); -1 if none matches. */
+int pe_format_by_path(const char *path);
+const char *pe_format_name(enum pe_format f);
+/* "csv|json|raw|npy|safetensors" for messages and help. */
+const char *pe_format_list(void);
+int pe_format_is_binary(enum pe_format f);
+/* Can the format hold several tensors in one file? */
+int pe_format_multi(enum pe_format f);
+
+struct pe_sink *pe_sink_new(enum pe_format f, FILE *fp, const struct pe_sink_opts *opts,
+			    struct pe_error *err);
+void pe_sink_destroy(struct pe_sink *s);
+
+/* No-op tensor() and end() callbacks for formats that need none. */
+int pe_sink_nop_tensor(struct pe_sink *s, size_t index, struct pe_error *err);
+int pe_sink_nop_end(struct pe_sink *s, struct pe_error *err);
+
+/* Per-format constructors (sink_<format>.c). */
+struct pe_sink *pe_sink_csv_new(FILE *fp, const struct pe_sink_opts *opts, struct pe_error *err);
+struct pe_sink *pe_sink_json_new(FILE *fp, const struct pe_sink_opts *opts, struct pe_error *err);
+struct pe_sink *pe_sink_raw_new(FILE *fp, const struct pe_sink_opts *opts, struct pe_error *err);
+struct pe_sink *pe_sink_npy_new(FILE *fp, const struct pe_sink_opts *opts, struct pe_error *err);
+struct pe_sink *pe_sink_safetensors_new(FILE *fp, const struct pe_sink_opts *opts,
+					struct pe_error *err);
+
+/*
+ * The npy header (magic, version 1.0, length, dict, padding, newline) for
+ * a tensor into buf (at least 256 bytes); returns its length, a multiple
+ * of 64.  Shared with tests and with any writer that needs it.
+ */
+size_t pe_npy_header(const struct pe_tensor *t, unsigned char *buf, size_t cap);
+
+#endif

@@ -1,0 +1,105 @@
+/*
+ * csv: one matrix row per line, values separated by commas, LF line ends
+ * (accepted by every CSV reader in practice).  A 1-D tensor is one value per
+ * line.  Only one tensor fits in a csv file.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/fmt.h"
+#include "io/output.h"
+#include "io/sink.h"
+
+struct csv_sink {
+	struct pe_sink base;
+	FILE *fp;
+	struct pe_sink_opts opts;
+	const struct pe_tensor *t;
+	char *line;
+	size_t cap;
+};
+
+static int csv_begin(struct pe_sink *s, const struct pe_tensor *t, size_t nt,
+		     const struct pe_meta *meta, struct pe_error *err)
+{
+	struct csv_sink *c = (struct csv_sink *)s;
+	uint64_t k;
+	size_t len = 0;
+	const char *prefix = c->opts.col_prefix ? c->opts.col_prefix : "c";
+
+	(void)meta;
+	if (nt != 1)
+		return pe_fail(err, PE_ERR_USAGE,
+			       "csv holds one tensor, this result has %zu (use json or safetensors)", nt);
+	c->t = t;
+	if (t->cols > (SIZE_MAX - 2) / (PE_FMT_BUF + strlen(prefix) + 1))
+		return pe_fail(err, PE_ERR_USAGE, "rows too wide for csv");
+	c->cap = (size_t)t->cols * (PE_FMT_BUF + strlen(prefix) + 1) + 2;
+	c->line = malloc(c->cap);
+	if (!c->line)
+		return pe_fail(err, PE_ERR_NOMEM, "out of memory for a csv line");
+	if (!c->opts.header)
+		return 0;
+	if (t->ndim == 1) {
+		len = strlen(t->name);
+		memcpy(c->line, t->name, len);
+	} else {
+		for (k = 0; k < t->cols; k++)
+			len += (size_t)snprintf(c->line + len, c->cap - len, "%s%s%llu",
+						k ? "," : "", prefix, (unsigned long long)k);
+	}
+	c->line[len++] = '\n';
+	return pe_write(c->fp, c->line, len, err);
+}
+
+static int csv_rows(struct pe_sink *s, const void *data, size_t nrows, struct pe_error *err)
+{
+	struct csv_sink *c = (struct csv_sink *)s;
+	size_t cols = (size_t)c->t->cols, r, k, len;
+	const float *f = data;
+	const int32_t *iv = data;
+
+	for (r = 0; r < nrows; r++) {
+		len = 0;
+		for (k = 0; k < cols; k++) {
+			if (k)
+				c->line[len++] = ',';
+			if (c->t->dtype == PE_F32)
+				len += pe_fmt_f32(f[r * cols + k], c->line + len);
+			else
+				len += pe_fmt_i64(iv[r * cols + k], c->line + len);
+		}
+		c->line[len++] = '\n';
+		if (pe_write(c->fp, c->line, len, err) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+static void csv_destroy(struct pe_sink *s)
+{
+	struct csv_sink *c = (struct csv_sink *)s;
+
+	free(c->line);
+	free(c);
+}
+
+static const struct pe_sink_ops csv_ops = {
+	csv_begin, pe_sink_nop_tensor, csv_rows, pe_sink_nop_end, csv_destroy
+};
+
+struct pe_sink *pe_sink_csv_new(FILE *fp, const struct pe_sink_opts *opts, struct pe_error *err)
+{
+	struct csv_sink *c = calloc(1, sizeof *c);
+
+	if (!c) {
+		pe_fail(err, PE_ERR_NOMEM, "out of memory");
+		return NULL;
+	}
+	c->base.ops = &csv_ops;
+	c->fp = fp;
+	c->opts = *opts;
+	return &c->base;
+}
