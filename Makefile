@@ -29,6 +29,7 @@ ALL_CFLAGS = -std=c11 -ffp-contract=off -pthread $(WARN) $(CFLAGS)
 ALL_LDLIBS = $(PKG_LIBS) -lm -pthread $(LDLIBS)
 
 B = build
+BIN = posenc
 LIB_SRC := $(sort $(wildcard src/core/*.c src/io/*.c) $(filter-out src/cli/main.c,$(wildcard src/cli/*.c)))
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)
 MAIN_OBJ := $(B)/src/cli/main.o
@@ -39,9 +40,9 @@ TEST_HELPERS := $(filter-out $(TEST_SRC),$(wildcard tests/unit/*.c))
 .DELETE_ON_ERROR:
 .PHONY: all check test unit cli-test deps asan valgrind fuzz bench install uninstall clean
 
-all: posenc
+all: $(BIN)
 
-posenc: $(MAIN_OBJ) $(B)/libposenc.a
+$(BIN): $(MAIN_OBJ) $(B)/libposenc.a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(ALL_LDLIBS)
 
 $(B)/libposenc.a: $(LIB_OBJ)
@@ -59,14 +60,14 @@ $(B)/tests/%: tests/unit/%.c $(TEST_HELPERS) $(B)/libposenc.a
 
 # The whole suite: unit tests (cmocka), CLI tests (the built binary), and the
 # cross-check against NumPy.  Prints "N passed, N failed" last.
-check test: posenc $(TEST_BIN)
-	@PYTHON=$(PYTHON) sh tests/run-all.sh $(TEST_BIN)
+check test: $(BIN) $(TEST_BIN)
+	@POSENC=$(BIN) PYTHON=$(PYTHON) sh tests/run-all.sh $(TEST_BIN)
 
 unit: $(TEST_BIN)
 	@for t in $(TEST_BIN); do $$t || exit 1; done
 
-cli-test: posenc
-	@sh tests/cli/run.sh ./posenc
+cli-test: $(BIN)
+	@sh tests/cli/run.sh $(BIN)
 
 # Installs the Debian packages posenc needs (as root; otherwise prints the line).
 deps:
@@ -76,16 +77,16 @@ asan:
 	$(MAKE) clean
 	$(MAKE) check CFLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 
-valgrind: posenc $(TEST_BIN)
+valgrind: $(BIN) $(TEST_BIN)
 	@for t in $(TEST_BIN); do valgrind -q --error-exitcode=99 --leak-check=full $$t || exit 1; done
-	VALGRIND="valgrind -q --error-exitcode=99 --leak-check=full" sh tests/cli/run.sh ./posenc
+	VALGRIND="valgrind -q --error-exitcode=99 --leak-check=full" sh tests/cli/run.sh $(BIN)
 
-bench: posenc
-	$(PYTHON) bench/bench.py ./posenc
+bench: $(BIN)
+	$(PYTHON) bench/bench.py $(BIN)
 
-install: posenc
+install: $(BIN)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)
-	install -m 0755 posenc $(DESTDIR)$(BINDIR)/posenc
+	install -m 0755 $(BIN) $(DESTDIR)$(BINDIR)/posenc
 	install -m 0644 man/*.1 $(DESTDIR)$(MANDIR)/
 
 uninstall:
@@ -93,6 +94,6 @@ uninstall:
 	for m in man/*.1; do rm -f $(DESTDIR)$(MANDIR)/$${m#man/}; done
 
 clean:
-	rm -rf $(B) posenc
+	rm -rf $(B) $(BIN)
 
 -include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d)

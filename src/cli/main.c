@@ -37,7 +37,7 @@ static int close_stdout(int rc, const char *cmd)
 {
 	errno = 0;
 	if (fflush(stdout) != 0 || ferror(stdout)) {
-		if (errno == EPIPE)
+		if (errno == EPIPE || pe_msg_pipe_closed())
 			return rc;
 		fprintf(stderr, "posenc: %s%swrite error: %s\n", cmd ? cmd : "", cmd ? ": " : "",
 			errno ? strerror(errno) : "unknown error");

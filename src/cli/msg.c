@@ -3,12 +3,21 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+static int pipe_closed;
+
+int pe_msg_pipe_closed(void)
+{
+	return pipe_closed;
+}
+
 int pe_msg_report(const char *cmd, const struct pe_error *err)
 {
 	if (err->code == PE_OK)
 		return PE_EXIT_OK;
-	if (err->code == PE_ERR_PIPE)
+	if (err->code == PE_ERR_PIPE) {
+		pipe_closed = 1;
 		return PE_EXIT_OK;
+	}
 	if (cmd)
 		fprintf(stderr, "posenc: %s: %s\n", cmd, err->msg);
 	else

@@ -17,6 +17,10 @@ enum { PE_EXIT_OK = 0, PE_EXIT_FAIL = 1, PE_EXIT_USAGE = 2 };
  * returns 0. */
 int pe_msg_report(const char *cmd, const struct pe_error *err);
 
+/* Has a closed pipe (EPIPE) ended the output?  Then the final flush of
+ * stdout is expected to fail, quietly. */
+int pe_msg_pipe_closed(void);
+
 void pe_msg_warn(const char *fmt, ...)
 #if defined(__GNUC__)
 	__attribute__((format(printf, 1, 2)))

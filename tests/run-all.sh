@@ -1,0 +1,62 @@
+#!/bin/sh
+# Run the whole suite: every unit-test program given as an argument, the CLI
+# tests, then the NumPy cross-checks.  Ends with one line "N passed, N failed"
+# counting test cases, and exits non-zero if any failed.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(dirname "$here")
+PYTHON=${PYTHON:-/usr/bin/python3}
+POSENC=${POSENC:-$top/posenc}
+case $POSENC in /*) ;; *) POSENC=$(pwd)/$POSENC ;; esac
+pass=0
+fail=0
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+for t in "$@"; do
+	name=$(basename "$t")
+	"$t" >"$log" 2>&1
+	rc=$?
+	p=$(sed -n 's/^\[  PASSED  \] \([0-9][0-9]*\) test(s)\./\1/p' "$log" | tail -1)
+	f=$(sed -n 's/^\[  FAILED  \] \([0-9][0-9]*\) test(s).*/\1/p' "$log" | tail -1)
+	p=${p:-0}
+	f=${f:-0}
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		f=1
+	fi
+	if [ "$f" -ne 0 ]; then
+		cat "$log"
+	fi
+	echo "unit $name: $p passed, $f failed"
+	pass=$((pass + p))
+	fail=$((fail + f))
+done
+
+sh "$here/cli/run.sh" "$POSENC" >"$log" 2>&1
+rc=$?
+cat "$log"
+p=$(sed -n 's/^cli: \([0-9][0-9]*\) passed, \([0-9][0-9]*\) failed$/\1/p' "$log" | tail -1)
+f=$(sed -n 's/^cli: \([0-9][0-9]*\) passed, \([0-9][0-9]*\) failed$/\2/p' "$log" | tail -1)
+p=${p:-0}
+f=${f:-1}
+[ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
+pass=$((pass + p))
+fail=$((fail + f))
+
+if "$PYTHON" -c 'import numpy' 2>/dev/null; then
+	"$PYTHON" "$here/numpy/check.py" "$POSENC" >"$log" 2>&1
+	rc=$?
+	cat "$log"
+	p=$(sed -n 's/^numpy: \([0-9][0-9]*\) passed, \([0-9][0-9]*\) failed$/\1/p' "$log" | tail -1)
+	f=$(sed -n 's/^numpy: \([0-9][0-9]*\) passed, \([0-9][0-9]*\) failed$/\2/p' "$log" | tail -1)
+	p=${p:-0}
+	f=${f:-1}
+	[ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
+	pass=$((pass + p))
+	fail=$((fail + f))
+else
+	echo "numpy: SKIPPED ($PYTHON has no numpy; 'make deps' installs python3-numpy)"
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,83 @@
+#include "testutil.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef PE_SOURCE_DIR
+#define PE_SOURCE_DIR "."
+#endif
+
+void pe_assert_close(double actual, double expected, double abs_tol, double rel_tol,
+		     const char *what, const char *file, int line)
+{
+	double diff = fabs(actual - expected);
+
+	if (isnan(expected) && isnan(actual))
+		return;
+	if (!(diff <= abs_tol + rel_tol * fabs(expected))) {
+		print_error("%s: got %.17g, expected %.17g (diff %.3g > %.3g + %.3g*|expected|)\n",
+			    what, actual, expected, diff, abs_tol, rel_tol);
+		_fail(file, line);
+	}
+}
+
+int64_t pe_ulp_diff(float a, float b)
+{
+	int32_t ia, ib;
+	int64_t la, lb;
+
+	if (a == b)
+		return 0;
+	memcpy(&ia, &a, 4);
+	memcpy(&ib, &b, 4);
+	/* map the sign-magnitude bit patterns onto a monotonic integer line */
+	la = ia < 0 ? (int64_t)INT32_MIN - ia : ia;
+	lb = ib < 0 ? (int64_t)INT32_MIN - ib : ib;
+	return la > lb ? la - lb : lb - la;
+}
+
+unsigned char *pe_read_file(const char *path, size_t *n)
+{
+	FILE *fp = fopen(path, "rb");
+	unsigned char *buf = NULL;
+	long len;
+
+	if (!fp)
+		return NULL;
+	if (fseek(fp, 0, SEEK_END) == 0 && (len = ftell(fp)) >= 0 && fseek(fp, 0, SEEK_SET) == 0) {
+		buf = malloc((size_t)len + 1);
+		if (buf && fread(buf, 1, (size_t)len, fp) != (size_t)len) {
+			free(buf);
+			buf = NULL;
+		}
+		if (buf) {
+			buf[len] = '\0';
+			*n = (size_t)len;
+		}
+	}
+	fclose(fp);
+	return buf;
+}
+
+char *pe_temp_path(const char *suffix)
+{
+	const char *dir = getenv("TMPDIR");
+	static unsigned counter;
+	char *p = malloc(512);
+
+	if (!p)
+		return NULL;
+	snprintf(p, 512, "%s/posenc-test-%ld-%u%s", dir && *dir ? dir : "/tmp", (long)getpid(),
+		 counter++, suffix ? suffix : "");
+	return p;
+}
+
+const char *pe_source_path(const char *rel)
+{
+	static char buf[1024];
+
+	snprintf(buf, sizeof buf, "%s/%s", PE_SOURCE_DIR, rel);
+	return buf;
+}

@@ -1,0 +1,37 @@
+/*
+ * testutil.h - shared helpers for the cmocka unit tests.
+ * cmocka 1.1 has no double comparison; these print both values on failure.
+ */
+#ifndef PE_TESTUTIL_H
+#define PE_TESTUTIL_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <cmocka.h>
+
+/* |actual - expected| <= abs_tol + rel_tol * |expected|, else fail printing
+ * both values (and what) */
+#define assert_close(actual, expected, abs_tol, rel_tol) \
+	pe_assert_close((actual), (expected), (abs_tol), (rel_tol), #actual, __FILE__, __LINE__)
+
+void pe_assert_close(double actual, double expected, double abs_tol, double rel_tol,
+		     const char *what, const char *file, int line);
+
+/* Distance in units in the last place between two floats (0 if equal,
+ * +0 and -0 equal). */
+int64_t pe_ulp_diff(float a, float b);
+
+/* Read a whole file (malloc'd, *n bytes); NULL on failure. */
+unsigned char *pe_read_file(const char *path, size_t *n);
+
+/* A fresh temporary file path under $TMPDIR (or /tmp); caller frees. */
+char *pe_temp_path(const char *suffix);
+
+/* Path of a file in the source tree (PE_SOURCE_DIR/rel); static buffer. */
+const char *pe_source_path(const char *rel);
+
+#endif
