@@ -51,6 +51,19 @@ void pe_freq_init(struct pe_freq *fr, long double f, int bits)
 	fr->split = 1;
 }
 
+/* Dekker's exact product a * b = hi + lo (Veltkamp splitting; needs no
+ * fused multiply-add, and the build forbids contraction). */
+static void two_product(double a, double b, double *hi, double *lo)
+{
+	const double split = 134217729.0;	/* 2^27 + 1 */
+	double ca = split * a, cb = split * b;
+	double ah = ca - (ca - a), al = a - ah;
+	double bh = cb - (cb - b), bl = b - bh;
+
+	*hi = a * b;
+	*lo = ((ah * bh - *hi) + ah * bl + al * bh) + al * bl;
+}
+
 void pe_sincos_pf(const struct pe_freq *fr, int64_t p, double *s, double *c)
 {
 	double pd = (double)p, x1, x2, a, e, lo, sa, ca;
@@ -62,8 +75,8 @@ void pe_sincos_pf(const struct pe_freq *fr, int64_t p, double *s, double *c)
 		e = x2 - (a - x1);
 		lo = e + pd * fr->r;
 	} else {
-		a = pd * fr->f;
-		lo = pd * fr->r;
+		two_product(pd, fr->f, &a, &e);
+		lo = e + pd * fr->r;
 	}
 	pe_sincos(a, &sa, &ca);
 	*s = sa + lo * ca;

@@ -1,0 +1,396 @@
+/*
+ * Sinusoidal tables against the research notes' golden values (section 8),
+ * closed forms, and a long-double reference written here from the papers'
+ * formulas (tolerance: 1 float32 ulp; the correctly rounded value in
+ * practice).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/sinusoidal.h"
+#include "testutil.h"
+
+/* Fill a whole table; returns malloc'd rows x dim floats. */
+static float *table(const struct pe_sinusoidal_params *p, struct pe_sinusoidal *s)
+{
+	struct pe_error err;
+	float *t;
+
+	assert_int_equal(pe_sinusoidal_init(s, p, &err), 0);
+	t = malloc((size_t)s->rows * (size_t)p->dim * sizeof *t);
+	assert_non_null(t);
+	assert_int_equal(pe_sinusoidal_fill(s, 0, (size_t)s->rows, t, &err), 0);
+	return t;
+}
+
+static struct pe_sinusoidal_params params(enum pe_sin_preset preset, uint64_t n, uint64_t d)
+{
+	struct pe_sinusoidal_params p;
+
+	pe_sinusoidal_defaults(&p, preset);
+	p.positions = n;
+	p.dim = d;
+	return p;
+}
+
+static void expect_row(const float *row, const double *want, size_t d)
+{
+	size_t k;
+
+	for (k = 0; k < d; k++)
+		assert_close(row[k], want[k], 1e-7, 1e-7);
+}
+
+static void test_golden_d4(void **state)
+{
+	/* section 8: d = 4, p = 1 */
+	const double vaswani[] = { 0.841470985, 0.540302306, 0.009999833, 0.99995 };
+	const double marian[] = { sin(1.0), sin(0.01), cos(1.0), cos(0.01) };
+	const double t2t[] = { 0.841470985, 0.0001, 0.540302306, 0.999999995 };
+	struct pe_sinusoidal_params p;
+	struct pe_sinusoidal s;
+	float *t;
+
+	(void)state;
+	p = params(PE_SIN_VASWANI, 2, 4);
+	t = table(&p, &s);
+	expect_row(t + 4, vaswani, 4);
+	free(t);
+	pe_sinusoidal_free(&s);
+
+	p = params(PE_SIN_MARIAN, 2, 4);
+	t = table(&p, &s);
+	expect_row(t + 4, marian, 4);
+	free(t);
+	pe_sinusoidal_free(&s);
+
+	p = params(PE_SIN_T2T, 2, 4);
+	t = table(&p, &s);
+	expect_row(t + 4, t2t, 4);
+	free(t);
+	pe_sinusoidal_free(&s);
+
+	p = params(PE_SIN_FAIRSEQ, 2, 4);
+	t = table(&p, &s);
+	expect_row(t + 4, t2t, 4);
+	/* row 0: sin 0 = 0, cos 0 = 1 */
+	assert_true(t[0] == 0.0f && t[1] == 0.0f && t[2] == 1.0f && t[3] == 1.0f);
+	free(t);
+	pe_sinusoidal_free(&s);
+}
+
+/* The reference: frequency k of a preset, written from the formulas. */
+static long double ref_freq(const struct pe_sinusoidal_params *p, size_t k)
+{
+	long double h = (long double)(p->dim / 2);
+
+	switch (p->preset) {
+	case PE_SIN_T2T:
+		return (long double)p->min_timescale *
+		       expl(-(long double)k * logl((long double)p->max_timescale / p->min_timescale) /
+			    fmaxl(h - 1, 1));
+	case PE_SIN_FAIRSEQ:
+		return expl(-(long double)k * logl((long double)p->base) / (h - 1));
+	default:
+		return powl((long double)p->base, -2.0L * (long double)k / (long double)p->dim);
+	}
+}
+
+/* Compare a whole table with sinl/cosl of the long-double angle, column by
+ * column as the preset lays it out; returns how many values were not the
+ * correctly rounded float (all must be within max_ulp). */
+static size_t check_against_reference(const struct pe_sinusoidal_params *p, int64_t max_ulp)
+{
+	struct pe_sinusoidal s;
+	float *t = table(p, &s);
+	size_t d = (size_t)p->dim, nsin, ncos, r, c, inexact = 0;
+	int interleaved = s.layout == PE_LAYOUT_INTERLEAVED;
+
+	nsin = (p->preset == PE_SIN_VASWANI || p->preset == PE_SIN_MARIAN) ? (d + 1) / 2 : d / 2;
+	ncos = d / 2;
+	for (r = 0; r < s.rows; r++) {
+		int64_t pos = p->padding_idx >= 0 ? (int64_t)r : p->offset + (int64_t)r;
+
+		for (c = 0; c < d; c++) {
+			long double want;
+			size_t k;
+			int is_sin;
+			int64_t ulp;
+
+			if (p->padding_idx >= 0 && (int64_t)r == p->padding_idx) {
+				want = 0;
+			} else if (interleaved) {
+				k = c / 2;
+				is_sin = c % 2 == 0;
+				if ((is_sin && k >= nsin) || (!is_sin && k >= ncos))
+					want = 0;
+				else
+					want = is_sin ? sinl((long double)pos * ref_freq(p, k))
+						      : cosl((long double)pos * ref_freq(p, k));
+			} else if (c < nsin) {
+				want = sinl((long double)pos * ref_freq(p, c));
+			} else if (c < nsin + ncos) {
+				want = cosl((long double)pos * ref_freq(p, c - nsin));
+			} else {
+				want = 0;
+			}
+			ulp = pe_ulp_diff(t[r * d + c], (float)want);
+			if (ulp > max_ulp)
+				fail_msg("preset %d D=%zu row %zu col %zu: got %.9g want %.12Lg (%lld ulp)",
+					 (int)p->preset, d, r, c, (double)t[r * d + c], want, (long long)ulp);
+			if (ulp)
+				inexact++;
+		}
+	}
+	free(t);
+	pe_sinusoidal_free(&s);
+	return inexact;
+}
+
+static void test_reference_all_presets(void **state)
+{
+	const struct {
+		enum pe_sin_preset preset;
+		uint64_t n, d;
+		int64_t offset;
+	} cases[] = {
+		{ PE_SIN_VASWANI, 600, 64, 0 },   { PE_SIN_VASWANI, 300, 65, 0 },
+		{ PE_SIN_VASWANI, 50, 2, 0 },     { PE_SIN_VASWANI, 50, 1, 0 },
+		{ PE_SIN_VASWANI, 200, 32, -100 }, { PE_SIN_VASWANI, 64, 16, 1000000 },
+		{ PE_SIN_MARIAN, 300, 33, 0 },    { PE_SIN_MARIAN, 300, 32, 7 },
+		{ PE_SIN_T2T, 300, 65, 0 },       { PE_SIN_T2T, 50, 2, 0 },
+		{ PE_SIN_T2T, 50, 3, 0 },         { PE_SIN_FAIRSEQ, 300, 31, 0 },
+		{ PE_SIN_FAIRSEQ, 300, 4, 5 },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct pe_sinusoidal_params p = params(cases[i].preset, cases[i].n, cases[i].d);
+
+		p.offset = cases[i].offset;
+		/* within 1 ulp always; correctly rounded in these ranges */
+		assert_int_equal(check_against_reference(&p, 1), 0);
+	}
+}
+
+static void test_t2t_timescales(void **state)
+{
+	struct pe_sinusoidal_params p = params(PE_SIN_T2T, 100, 16);
+	struct pe_sinusoidal s;
+
+	(void)state;
+	p.min_timescale = 2.0;
+	p.max_timescale = 500.0;
+	assert_int_equal(check_against_reference(&p, 1), 0);
+	/* first frequency is min_ts (tensor2tensor multiplies), last min_ts/(max/min) */
+	assert_int_equal(pe_sinusoidal_init(&s, &p, NULL), 0);
+	assert_close((double)pe_sinusoidal_freq(&s, 0), 2.0, 0, 1e-15);
+	assert_close((double)pe_sinusoidal_freq(&s, 7), 2.0 * 2.0 / 500.0, 0, 1e-15);
+	pe_sinusoidal_free(&s);
+}
+
+/* Across a long table (positions to 65535, the benchmark's range) every
+ * value is the correctly rounded float. */
+static void test_long_table_correctly_rounded(void **state)
+{
+	struct pe_sinusoidal_params p = params(PE_SIN_VASWANI, 1, 128);
+	int64_t starts[] = { 0, 4093, 30011, 65000, 1048000 };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof starts / sizeof starts[0]; i++) {
+		p.positions = 512;
+		p.offset = starts[i];
+		assert_int_equal(check_against_reference(&p, 0), 0);
+	}
+}
+
+/* Beyond 2^26 the exact split no longer applies and Dekker's product takes
+ * over: at p = 2^40 a double angle is off by up to 6e-5, this one by the
+ * long-double frequency's error (~3e-8), about the reference's own. */
+static void test_huge_positions(void **state)
+{
+	struct pe_sinusoidal_params p = params(PE_SIN_VASWANI, 16, 32);
+	struct pe_sinusoidal s;
+	float *t;
+	size_t r, k;
+
+	(void)state;
+	p.offset = (int64_t)1 << 40;
+	t = table(&p, &s);
+	for (r = 0; r < 16; r++) {
+		for (k = 0; k < 16; k++) {
+			long double a = (long double)(p.offset + (int64_t)r) * ref_freq(&p, k);
+
+			assert_close((double)t[r * 32 + 2 * k], (double)sinl(a), 2.5e-7, 0);
+			assert_close((double)t[r * 32 + 2 * k + 1], (double)cosl(a), 2.5e-7, 0);
+		}
+	}
+	free(t);
+	pe_sinusoidal_free(&s);
+}
+
+static void test_norm_and_first_row(void **state)
+{
+	struct pe_sinusoidal_params p = params(PE_SIN_VASWANI, 1000, 128);
+	struct pe_sinusoidal s;
+	float *t = table(&p, &s);
+	size_t r, c;
+
+	(void)state;
+	for (r = 0; r < 1000; r++) {
+		double sq = 0;
+
+		for (c = 0; c < 128; c++)
+			sq += (double)t[r * 128 + c] * (double)t[r * 128 + c];
+		/* sin^2 + cos^2 = 1 per pair: D/2, up to float rounding */
+		assert_close(sq, 64.0, 128 * 1.2e-7, 0);
+	}
+	for (c = 0; c < 128; c++)
+		assert_true(t[c] == (c % 2 ? 1.0f : 0.0f));
+	free(t);
+	pe_sinusoidal_free(&s);
+}
+
+/* half and interleaved hold the same values, permuted */
+static void test_layout_permutation(void **state)
+{
+	struct pe_sinusoidal_params p = params(PE_SIN_VASWANI, 77, 21);
+	struct pe_sinusoidal s1, s2;
+	float *a, *b;
+	size_t r, k;
+
+	(void)state;
+	p.layout = PE_LAYOUT_INTERLEAVED;
+	a = table(&p, &s1);
+	p.layout = PE_LAYOUT_HALF;
+	b = table(&p, &s2);
+	for (r = 0; r < 77; r++) {
+		for (k = 0; k < 11; k++)
+			assert_true(a[r * 21 + 2 * k] == b[r * 21 + k]);
+		for (k = 0; k < 10; k++)
+			assert_true(a[r * 21 + 2 * k + 1] == b[r * 21 + 11 + k]);
+	}
+	free(a);
+	free(b);
+	pe_sinusoidal_free(&s1);
+	pe_sinusoidal_free(&s2);
+}
+
+static void test_odd_dims(void **state)
+{
+	struct pe_sinusoidal_params p;
+	struct pe_sinusoidal s;
+	float *t;
+	size_t r;
+
+	(void)state;
+	/* vaswani: last column of odd D is a sin, exponent 2*((D-1)/2)/D */
+	p = params(PE_SIN_VASWANI, 10, 5);
+	t = table(&p, &s);
+	for (r = 0; r < 10; r++)
+		assert_close((double)t[r * 5 + 4], sin((double)r * pow(10000.0, -4.0 / 5.0)), 1e-7, 0);
+	free(t);
+	pe_sinusoidal_free(&s);
+	/* t2t and fairseq: a zero last column */
+	p = params(PE_SIN_T2T, 10, 7);
+	t = table(&p, &s);
+	for (r = 0; r < 10; r++)
+		assert_true(t[r * 7 + 6] == 0.0f);
+	free(t);
+	pe_sinusoidal_free(&s);
+	p = params(PE_SIN_FAIRSEQ, 10, 7);
+	t = table(&p, &s);
+	for (r = 0; r < 10; r++)
+		assert_true(t[r * 7 + 6] == 0.0f);
+	free(t);
+	pe_sinusoidal_free(&s);
+}
+
+static void test_fairseq_padding(void **state)
+{
+	struct pe_sinusoidal_params p = params(PE_SIN_FAIRSEQ, 6, 8);
+	struct pe_sinusoidal s;
+	struct pe_tensor t;
+	float *v;
+	size_t c;
+
+	(void)state;
+	p.padding_idx = 1;
+	v = table(&p, &s);
+	assert_int_equal(s.rows, 6 + 1 + 1);
+	assert_int_equal(pe_sinusoidal_tensor(&s, &t, NULL), 0);
+	assert_int_equal(t.rows, 8);
+	assert_int_equal(t.shape[0], 8);
+	assert_int_equal(t.shape[1], 8);
+	assert_string_equal(t.name, "sinusoidal");
+	for (c = 0; c < 8; c++)
+		assert_true(v[8 + c] == 0.0f);
+	/* the first real token reads row 2 = position 2 */
+	assert_close(v[16], sin(2.0), 1e-7, 0);
+	free(v);
+	pe_sinusoidal_free(&s);
+	assert_int_equal(check_against_reference(&p, 0), 0);
+}
+
+static void test_rejects(void **state)
+{
+	struct pe_sinusoidal s;
+	struct pe_sinusoidal_params p;
+	struct pe_error err;
+
+	(void)state;
+	p = params(PE_SIN_FAIRSEQ, 4, 2);
+	assert_int_equal(pe_sinusoidal_init(&s, &p, &err), -1);
+	assert_int_equal(err.code, PE_ERR_USAGE);
+	assert_non_null(strstr(err.msg, "--dim 4 or more"));
+	p = params(PE_SIN_FAIRSEQ, 4, 3);
+	assert_int_equal(pe_sinusoidal_init(&s, &p, &err), -1);
+	p = params(PE_SIN_VASWANI, 4, 4);
+	p.base = 0;
+	assert_int_equal(pe_sinusoidal_init(&s, &p, &err), -1);
+	p.base = NAN;
+	assert_int_equal(pe_sinusoidal_init(&s, &p, &err), -1);
+	p = params(PE_SIN_T2T, 4, 4);
+	p.min_timescale = -1;
+	assert_int_equal(pe_sinusoidal_init(&s, &p, &err), -1);
+	p = params(PE_SIN_FAIRSEQ, 4, 4);
+	p.padding_idx = 1;
+	p.offset = 2;
+	assert_int_equal(pe_sinusoidal_init(&s, &p, &err), -1);
+	p = params(PE_SIN_VASWANI, 4, 4);
+	p.offset = INT64_MAX - 1;
+	assert_int_equal(pe_sinusoidal_init(&s, &p, &err), -1);
+}
+
+static void test_preset_names(void **state)
+{
+	(void)state;
+	assert_int_equal(pe_sin_preset_by_name("vaswani"), PE_SIN_VASWANI);
+	assert_int_equal(pe_sin_preset_by_name("t2t"), PE_SIN_T2T);
+	assert_int_equal(pe_sin_preset_by_name("fairseq"), PE_SIN_FAIRSEQ);
+	assert_int_equal(pe_sin_preset_by_name("marian"), PE_SIN_MARIAN);
+	assert_int_equal(pe_sin_preset_by_name("Vaswani"), -1);
+	assert_string_equal(pe_sin_preset_name(PE_SIN_T2T), "t2t");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_golden_d4),
+		cmocka_unit_test(test_reference_all_presets),
+		cmocka_unit_test(test_t2t_timescales),
+		cmocka_unit_test(test_long_table_correctly_rounded),
+		cmocka_unit_test(test_huge_positions),
+		cmocka_unit_test(test_norm_and_first_row),
+		cmocka_unit_test(test_layout_permutation),
+		cmocka_unit_test(test_odd_dims),
+		cmocka_unit_test(test_fairseq_padding),
+		cmocka_unit_test(test_rejects),
+		cmocka_unit_test(test_preset_names),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
