@@ -1,0 +1,29 @@
+#!/bin/sh
+# Install the Debian packages posenc needs to build, test and benchmark.
+# As root: apt-get installs whatever is missing.  Otherwise: prints the exact
+# apt-get line to run and exits 1 if anything is missing.
+#   build: gcc make pkg-config libcjson-dev libpng-dev zlib1g-dev libopenblas-dev
+#   tests: libcmocka-dev, python3-numpy (cross-checks), bsdutils (script(1))
+#   bench: python3-matplotlib, time (GNU time for peak memory)
+set -u
+pkgs="gcc make pkg-config libcjson-dev libpng-dev zlib1g-dev libopenblas-dev libcmocka-dev
+python3-numpy python3-matplotlib bsdutils time"
+missing=""
+for p in $pkgs; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+		missing="$missing $p"
+	fi
+done
+if [ -z "$missing" ]; then
+	echo "deps: all present"
+	exit 0
+fi
+if [ "$(id -u)" -eq 0 ]; then
+	echo "deps: installing$missing"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq && apt-get install -y -qq --no-install-recommends $missing >/dev/null
+	exit $?
+fi
+echo "deps: missing$missing; run as root:"
+echo "  apt-get update && apt-get install -y --no-install-recommends$missing"
+exit 1
