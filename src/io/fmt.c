@@ -1,10 +1,9 @@
 /*
  * Shortest round-trip text by search: if p significant digits read back to
  * the same float, so do p+1 (the correctly rounded p+1-digit decimal is at
- * least as close), so the smallest good precision can be found by binary
- * search over 1..9 (FLT_DECIMAL_DIG) -- about three snprintf/strtof pairs
- * per value instead of nine.  glibc's printf and strtof are correctly
- * rounded, which this relies on.
+ * least as close), so the first precision that fails, walking down, ends
+ * the search.  glibc's printf and strtof are correctly rounded, which this
+ * relies on.
  */
 #include "io/fmt.h"
 
@@ -40,24 +39,26 @@ static size_t special(double v, char *buf)
 
 size_t pe_fmt_f32(float v, char *buf)
 {
-	int lo = 1, hi = 9, len = 0, mid;
-	size_t n;
 	char tmp[PE_FMT_BUF];
+	int p, len, good;
+	size_t n;
 
 	n = special((double)v, buf);
 	if (n)
 		return n;
-	/* invariant: precision hi reads back exactly */
-	while (lo < hi) {
-		mid = (lo + hi) / 2;
-		snprintf(tmp, sizeof tmp, "%.*g", mid, (double)v);
-		if (strtof(tmp, NULL) == v)
-			hi = mid;
-		else
-			lo = mid + 1;
+	/* Table values mostly need 8 or 9 digits, so walk down from 8, keeping
+	 * the last text that read back; 9 digits always do (FLT_DECIMAL_DIG). */
+	good = snprintf(buf, PE_FMT_BUF, "%.8g", (double)v);
+	if (strtof(buf, NULL) != v)
+		return (size_t)snprintf(buf, PE_FMT_BUF, "%.9g", (double)v);
+	for (p = 7; p >= 1; p--) {
+		len = snprintf(tmp, sizeof tmp, "%.*g", p, (double)v);
+		if (strtof(tmp, NULL) != v)
+			break;
+		memcpy(buf, tmp, (size_t)len + 1);
+		good = len;
 	}
-	len = snprintf(buf, PE_FMT_BUF, "%.*g", hi, (double)v);
-	return (size_t)len;
+	return (size_t)good;
 }
 
 size_t pe_fmt_f64(double v, char *buf)
