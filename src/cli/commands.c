@@ -3,7 +3,7 @@
 #include "cli/commands.h"
 
 const struct pe_command pe_commands[] = {
-	{ "generate", "write a position-encoding table (sinusoidal, learned)",
+	{ "generate", "write a position-encoding table (sinusoidal, learned, rope, alibi, sincos2d)",
 	  pe_generate_usage, pe_generate_opts, pe_cmd_generate },
 };
 const size_t pe_ncommands = sizeof pe_commands / sizeof pe_commands[0];

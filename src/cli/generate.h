@@ -45,8 +45,14 @@ struct pe_gen_kind {
 
 int pe_gen_sinusoidal(struct pe_gen *g, struct pe_error *err);
 int pe_gen_learned(struct pe_gen *g, struct pe_error *err);
+int pe_gen_rope(struct pe_gen *g, struct pe_error *err);
+int pe_gen_alibi(struct pe_gen *g, struct pe_error *err);
+int pe_gen_sincos2d(struct pe_gen *g, struct pe_error *err);
 
 extern const char *const pe_gen_sinusoidal_options[];
 extern const char *const pe_gen_learned_options[];
+extern const char *const pe_gen_rope_options[];
+extern const char *const pe_gen_alibi_options[];
+extern const char *const pe_gen_sincos2d_options[];
 
 #endif

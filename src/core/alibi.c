@@ -1,0 +1,130 @@
+#include "core/alibi.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void pe_alibi_defaults(struct pe_alibi_params *p)
+{
+	memset(p, 0, sizeof *p);
+	p->heads = 8;
+	p->positions = 512;
+	p->bias_max = 8.0;
+	p->form = PE_ALIBI_CAUSAL;
+	p->table = PE_ALIBI_BIAS;
+	p->head = -1;
+}
+
+long double pe_alibi_slope(uint64_t heads, double bias_max, uint64_t k)
+{
+	uint64_t c = 1;
+
+	while (c <= heads / 2)
+		c *= 2;
+	/* c = 2^floor(log2 H): the first c heads follow the power-of-two rule */
+	if (k < c)
+		return exp2l(-(long double)bias_max * (long double)(k + 1) / (long double)c);
+	/* the rest: the odd-numbered slopes 1, 3, 5, ... of 2c heads */
+	return exp2l(-(long double)bias_max * (long double)(2 * (k - c) + 1) /
+		     (long double)(2 * c));
+}
+
+int pe_alibi_init(struct pe_alibi *a, const struct pe_alibi_params *p, struct pe_error *err)
+{
+	uint64_t k;
+
+	memset(a, 0, sizeof *a);
+	a->p = *p;
+	if (p->heads == 0 || p->heads > PE_MAX_COLS)
+		return pe_fail(err, PE_ERR_USAGE, "--heads must be an integer from 1 to %llu",
+			       (unsigned long long)PE_MAX_COLS);
+	if (p->positions == 0)
+		return pe_fail(err, PE_ERR_USAGE, "--positions must be positive");
+	if (!(p->bias_max > 0) || !isfinite(p->bias_max))
+		return pe_fail(err, PE_ERR_USAGE, "--alibi-bias-max must be a positive number");
+	if (p->head >= 0 && (uint64_t)p->head >= p->heads)
+		return pe_fail(err, PE_ERR_USAGE, "--head %lld is out of range for %llu heads (0 to %llu)",
+			       (long long)p->head, (unsigned long long)p->heads,
+			       (unsigned long long)(p->heads - 1));
+	a->slope = malloc(p->heads * sizeof *a->slope);
+	if (!a->slope)
+		return pe_fail(err, PE_ERR_NOMEM, "out of memory");
+	for (k = 0; k < p->heads; k++)
+		a->slope[k] = pe_alibi_slope(p->heads, p->bias_max, k);
+	return 0;
+}
+
+void pe_alibi_free(struct pe_alibi *a)
+{
+	free(a->slope);
+	a->slope = NULL;
+}
+
+int pe_alibi_tensor(const struct pe_alibi *a, struct pe_tensor *t, struct pe_error *err)
+{
+	uint64_t shape[3];
+
+	memset(t, 0, sizeof *t);
+	t->dtype = PE_F32;
+	t->fill = pe_alibi_fill;
+	t->ctx = a;
+	t->parallel = 1;
+	if (a->p.table == PE_ALIBI_SLOPES) {
+		strcpy(t->name, "alibi_slopes");
+		shape[0] = a->p.heads;
+		return pe_tensor_shape(t, 1, shape, err);
+	}
+	strcpy(t->name, "alibi_bias");
+	if (a->p.positions > PE_MAX_COLS)
+		return pe_fail(err, PE_ERR_USAGE,
+			       "an ALiBi bias has N columns: --positions must be at most %llu, got %llu",
+			       (unsigned long long)PE_MAX_COLS, (unsigned long long)a->p.positions);
+	if (a->p.head >= 0) {
+		shape[0] = shape[1] = a->p.positions;
+		return pe_tensor_shape(t, 2, shape, err);
+	}
+	if (a->p.heads > PE_MAX_ELEMS / a->p.positions / a->p.positions)
+		return pe_fail(err, PE_ERR_USAGE, "a bias of %llu x %llu x %llu values is too large",
+			       (unsigned long long)a->p.heads, (unsigned long long)a->p.positions,
+			       (unsigned long long)a->p.positions);
+	shape[0] = a->p.heads;
+	shape[1] = shape[2] = a->p.positions;
+	return pe_tensor_shape(t, 3, shape, err);
+}
+
+int pe_alibi_fill(const void *ctx, uint64_t r0, size_t nrows, void *out, struct pe_error *err)
+{
+	const struct pe_alibi *a = ctx;
+	uint64_t n = a->p.positions, row, head, i, j;
+	float *o = out;
+	long double m;
+	size_t r;
+
+	(void)err;
+	if (a->p.table == PE_ALIBI_SLOPES) {
+		for (r = 0; r < nrows; r++)
+			o[r] = (float)a->slope[r0 + r];
+		return 0;
+	}
+	for (r = 0; r < nrows; r++, o += n) {
+		row = r0 + r;
+		head = a->p.head >= 0 ? (uint64_t)a->p.head : row / n;
+		i = row % n;
+		m = a->slope[head];
+		for (j = 0; j < n; j++) {
+			switch (a->p.form) {
+			case PE_ALIBI_CAUSAL:
+				/* 0 on and above the diagonal (+0, never -0) */
+				o[j] = j < i ? (float)(-m * (long double)(i - j)) : 0.0f;
+				break;
+			case PE_ALIBI_SYMMETRIC:
+				o[j] = i == j ? 0.0f : (float)(-m * (long double)(i > j ? i - j : j - i));
+				break;
+			case PE_ALIBI_BLOOM:
+				o[j] = (float)(m * (long double)j);
+				break;
+			}
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,61 @@
+/*
+ * grid2d.h - fixed 2-D sin/cos tables for image patches (ViT family).
+ *
+ * Tokens are the cells of an H x W grid in row-major order (token
+ * r W + c for row r, column c); D channels, D divisible by 4; q = D/4
+ * frequencies w_k = base^(-k/q), k = 0 .. q-1 (shared/research/
+ * pe-implementations.md sections 2.1, 2.2):
+ *
+ *   mae   [sin(c w) | cos(c w) | sin(r w) | cos(r w)]   column first
+ *         (facebookresearch/mae get_2d_sincos_pos_embed: its "emb_h" holds
+ *         the column); with a cls token, row 0 is all zeros
+ *   timm  [sin(r w) | sin(c w) | cos(r w) | cos(c w)]   row first
+ *         (timm build_sincos2d_pos_embed, interleave_sin_cos=False)
+ *
+ * Each block is q wide.  Values from long-double frequencies with exact
+ * angles (core/angle.h), rounded once to float32 -- MAE itself computes in
+ * float64 and rounds once, so the tables agree to the last bit.
+ */
+#ifndef PE_GRID2D_H
+#define PE_GRID2D_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/angle.h"
+#include "core/err.h"
+#include "core/tensor.h"
+
+enum pe_grid2d_preset { PE_GRID2D_MAE, PE_GRID2D_TIMM };
+
+struct pe_grid2d_params {
+	enum pe_grid2d_preset preset;
+	uint64_t height, width;	/* grid rows and columns, >= 1 */
+	uint64_t dim;		/* D, divisible by 4 */
+	double base;		/* 10000 */
+	int cls_token;		/* prepend an all-zero row */
+};
+
+struct pe_grid2d {
+	struct pe_grid2d_params p;
+	uint64_t rows;		/* H W (+1) */
+	size_t nfreq;		/* D / 4 */
+	struct pe_freq *freq;
+};
+
+void pe_grid2d_defaults(struct pe_grid2d_params *p);
+
+/* The exact frequency k: base^(-k / (D/4)). */
+long double pe_grid2d_freq(const struct pe_grid2d_params *p, size_t k);
+
+/* Validate and prepare; PE_ERR_USAGE for bad parameters (D not divisible
+ * by 4 says so). */
+int pe_grid2d_init(struct pe_grid2d *g, const struct pe_grid2d_params *p, struct pe_error *err);
+void pe_grid2d_free(struct pe_grid2d *g);
+
+/* A tensor "sincos2d", rows x D, parallel. */
+int pe_grid2d_tensor(const struct pe_grid2d *g, struct pe_tensor *t, struct pe_error *err);
+
+int pe_grid2d_fill(const void *ctx, uint64_t r0, size_t nrows, void *out, struct pe_error *err);
+
+#endif

@@ -1,0 +1,430 @@
+#include "core/rope.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PE_PI_L 3.141592653589793238462643383279502884L
+#define PE_PI 3.141592653589793
+
+static const char *const scaling_names[] = { "none", "linear", "dynamic", "yarn", "llama3",
+					     "longrope" };
+static const char *const table_names[] = { "rope_cos", "rope_sin", "rope_inv_freq",
+					   "rope_angles" };
+
+const char *pe_rope_scaling_name(enum pe_rope_scaling s)
+{
+	return scaling_names[s];
+}
+
+int pe_rope_scaling_by_name(const char *name)
+{
+	int i;
+
+	if (strcmp(name, "default") == 0)
+		return PE_ROPE_NONE;
+	for (i = 0; i < 6; i++)
+		if (strcmp(name, scaling_names[i]) == 0)
+			return i;
+	return -1;
+}
+
+void pe_rope_defaults(struct pe_rope_params *p)
+{
+	memset(p, 0, sizeof *p);
+	p->positions = 512;
+	p->rotary_dim = 768;
+	p->theta = 10000.0;
+	p->scaling = PE_ROPE_NONE;
+	p->layout = PE_ROPE_HALF;
+	p->precision = PE_ROPE_EXACT;
+	p->beta_fast = 32.0;
+	p->beta_slow = 1.0;
+	p->truncate = 1;
+	p->attention_factor = NAN;
+	p->factor = 0.0;
+	p->low_freq_factor = 1.0;
+	p->high_freq_factor = 4.0;
+}
+
+/* ---- float32 emulation: one correctly rounded float operation each ---- */
+
+float pe_f32_pow(float b, float e)
+{
+	return (float)pow((double)b, (double)e);
+}
+
+static float f_mul(float a, float b) { return (float)((double)a * (double)b); }
+static float f_div(float a, float b) { return (float)((double)a / (double)b); }
+static float f_add(float a, float b) { return (float)((double)a + (double)b); }
+static float f_sub(float a, float b) { return (float)((double)a - (double)b); }
+/* torch evaluates `x / tensor` as tensor.reciprocal() * x (Tensor.__rdiv__) */
+static float f_recip(float a) { return (float)(1.0 / (double)a); }
+
+/* arange(0, R, 2).float() / R, one float division */
+static float f_frac(size_t j, uint64_t R)
+{
+	return f_div((float)(2 * j), (float)R);
+}
+
+/* 1 / (base ** (arange(0, R, 2) / R)) with base a Python float: torch casts
+ * the scalar base to float32 before pow */
+static float f_inv0(double base, size_t j, uint64_t R)
+{
+	return f_recip(pe_f32_pow((float)base, f_frac(j, R)));
+}
+
+static long double inv0_exact(long double base, size_t j, uint64_t R)
+{
+	return powl(base, -(long double)(2 * j) / (long double)R);
+}
+
+static double yarn_mscale(double s, double m)
+{
+	return s <= 1.0 ? 1.0 : 0.1 * m * log(s) + 1.0;
+}
+
+/* find_correction_dim of the YaRN reference, evaluated in double in
+ * Python's order so the floor/ceil decisions agree with it */
+static double yarn_cd(double rotations, double R, double base, double L0)
+{
+	return (R * log(L0 / (rotations * 2.0 * PE_PI))) / (2.0 * log(base));
+}
+
+static int positive(double v)
+{
+	return v > 0 && isfinite(v);
+}
+
+static int check_params(const struct pe_rope_params *p, struct pe_error *err)
+{
+	enum pe_rope_scaling s = p->scaling;
+
+	if (p->positions == 0)
+		return pe_fail(err, PE_ERR_USAGE, "--positions must be positive");
+	if (p->rotary_dim < 2 || p->rotary_dim % 2 || p->rotary_dim > PE_MAX_COLS)
+		return pe_fail(err, PE_ERR_USAGE,
+			       "the rotary width must be an even integer from 2 to %llu, got %llu",
+			       (unsigned long long)PE_MAX_COLS, (unsigned long long)p->rotary_dim);
+	if (!positive(p->theta))
+		return pe_fail(err, PE_ERR_USAGE, "--theta must be a positive number");
+	if (p->offset < -((int64_t)1 << 53) || p->offset > ((int64_t)1 << 53) ||
+	    (uint64_t)(((int64_t)1 << 53) - p->offset) < p->positions - 1)
+		return pe_fail(err, PE_ERR_USAGE, "positions must stay within +-2^53");
+	if (!isnan(p->attention_factor) && !positive(p->attention_factor))
+		return pe_fail(err, PE_ERR_USAGE, "--attention-factor must be a positive number");
+	if ((s == PE_ROPE_LINEAR || s == PE_ROPE_DYNAMIC || s == PE_ROPE_YARN ||
+	     s == PE_ROPE_LLAMA3) && !positive(p->factor))
+		return pe_fail(err, PE_ERR_USAGE, "--scaling %s needs --factor (a positive number)",
+			       scaling_names[s]);
+	if (s == PE_ROPE_LONGROPE && p->factor != 0 && !positive(p->factor))
+		return pe_fail(err, PE_ERR_USAGE, "--factor must be a positive number");
+	if (s != PE_ROPE_NONE && s != PE_ROPE_LINEAR && p->original_max == 0)
+		return pe_fail(err, PE_ERR_USAGE, "--scaling %s needs --original-max-positions",
+			       scaling_names[s]);
+	if (s == PE_ROPE_DYNAMIC && p->rotary_dim < 4)
+		return pe_fail(err, PE_ERR_USAGE,
+			       "--scaling dynamic needs a rotary width of 4 or more (it raises to R/(R-2)), got %llu",
+			       (unsigned long long)p->rotary_dim);
+	if (s == PE_ROPE_YARN) {
+		if (!(p->theta > 1))
+			return pe_fail(err, PE_ERR_USAGE,
+				       "--scaling yarn needs --theta greater than 1 (it divides by ln theta)");
+		if (!positive(p->beta_fast) || !positive(p->beta_slow))
+			return pe_fail(err, PE_ERR_USAGE,
+				       "--beta-fast and --beta-slow must be positive numbers");
+		if (!(p->mscale >= 0) || !isfinite(p->mscale) || !(p->mscale_all_dim >= 0) ||
+		    !isfinite(p->mscale_all_dim))
+			return pe_fail(err, PE_ERR_USAGE,
+				       "--mscale and --mscale-all-dim must be non-negative numbers");
+	}
+	if (s == PE_ROPE_LLAMA3 &&
+	    (!positive(p->low_freq_factor) || !positive(p->high_freq_factor) ||
+	     !(p->high_freq_factor > p->low_freq_factor)))
+		return pe_fail(err, PE_ERR_USAGE,
+			       "--low-freq-factor and --high-freq-factor must be positive with low < high, got %g and %g",
+			       p->low_freq_factor, p->high_freq_factor);
+	if (s == PE_ROPE_LONGROPE) {
+		size_t need = (size_t)(p->rotary_dim / 2), k;
+
+		if (!p->short_factor || !p->long_factor)
+			return pe_fail(err, PE_ERR_USAGE,
+				       "--scaling longrope needs --short-factor and --long-factor");
+		if (p->nshort != need || p->nlong != need)
+			return pe_fail(err, PE_ERR_USAGE,
+				       "--%s-factor has %zu values; rotary width %llu needs %zu (one per frequency)",
+				       p->nshort != need ? "short" : "long",
+				       p->nshort != need ? p->nshort : p->nlong,
+				       (unsigned long long)p->rotary_dim, need);
+		for (k = 0; k < need; k++)
+			if (!positive(p->short_factor[k]) || !positive(p->long_factor[k]))
+				return pe_fail(err, PE_ERR_USAGE,
+					       "--short-factor and --long-factor values must be positive");
+		if (p->factor == 0 && isnan(p->attention_factor))
+			return pe_fail(err, PE_ERR_USAGE,
+				       "--scaling longrope needs --factor (or --attention-factor) for its attention factor");
+	}
+	return 0;
+}
+
+static void compute_exact(struct pe_rope *r)
+{
+	const struct pe_rope_params *p = &r->p;
+	long double base = (long double)p->theta, f = (long double)p->factor;
+	long double R = (long double)p->rotary_dim, L0 = (long double)p->original_max;
+	long double inv0, lambda, s, ramp;
+	size_t j;
+
+	if (p->scaling == PE_ROPE_DYNAMIC && r->seq_len > p->original_max)
+		base *= powl(f * (long double)r->seq_len / L0 - (f - 1), R / (R - 2));
+	for (j = 0; j < r->nfreq; j++) {
+		inv0 = inv0_exact(base, j, p->rotary_dim);
+		switch (p->scaling) {
+		case PE_ROPE_NONE:
+		case PE_ROPE_DYNAMIC:
+			r->inv[j] = inv0;
+			break;
+		case PE_ROPE_LINEAR:
+			r->inv[j] = inv0 / f;
+			break;
+		case PE_ROPE_YARN:
+			ramp = ((long double)j - (long double)r->yarn_low) /
+			       ((long double)r->yarn_high - (long double)r->yarn_low);
+			ramp = ramp < 0 ? 0 : ramp > 1 ? 1 : ramp;
+			r->inv[j] = inv0 / f * ramp + inv0 * (1 - ramp);
+			break;
+		case PE_ROPE_LLAMA3:
+			lambda = 2 * PE_PI_L / inv0;
+			if (lambda < L0 / (long double)p->high_freq_factor) {
+				r->inv[j] = inv0;
+			} else if (lambda > L0 / (long double)p->low_freq_factor) {
+				r->inv[j] = inv0 / f;
+			} else {
+				s = (L0 / lambda - (long double)p->low_freq_factor) /
+				    ((long double)p->high_freq_factor - (long double)p->low_freq_factor);
+				r->inv[j] = (1 - s) * inv0 / f + s * inv0;
+			}
+			break;
+		case PE_ROPE_LONGROPE:
+			r->inv[j] = 1.0L / ((long double)(r->use_long ? p->long_factor[j]
+								       : p->short_factor[j]) *
+					    powl(base, (long double)(2 * j) / R));
+			break;
+		}
+	}
+}
+
+/* transformers' float32 CPU pipeline, operation by operation */
+static void compute_float32(struct pe_rope *r)
+{
+	const struct pe_rope_params *p = &r->p;
+	uint64_t R = p->rotary_dim;
+	float f = (float)p->factor, inv, pos, extrap, interp, lin, e, wl, llama, sm, smoothed;
+	float lowwl, highwl;
+	size_t j;
+
+	lowwl = (float)((double)p->original_max / p->low_freq_factor);
+	highwl = (float)((double)p->original_max / p->high_freq_factor);
+	for (j = 0; j < r->nfreq; j++) {
+		switch (p->scaling) {
+		case PE_ROPE_NONE:
+			inv = f_inv0(p->theta, j, R);
+			break;
+		case PE_ROPE_DYNAMIC:
+			inv = f_inv0(r->dynamic_theta, j, R);
+			break;
+		case PE_ROPE_LINEAR:
+			inv = f_div(f_inv0(p->theta, j, R), f);
+			break;
+		case PE_ROPE_YARN:
+			pos = pe_f32_pow((float)p->theta, f_frac(j, R));
+			extrap = f_recip(pos);
+			interp = f_recip(f_mul(f, pos));
+			lin = f_div(f_sub((float)j, (float)r->yarn_low),
+				    (float)(r->yarn_high - r->yarn_low));
+			lin = lin < 0 ? 0.0f : lin > 1 ? 1.0f : lin;
+			e = f_sub(1.0f, lin);
+			inv = f_add(f_mul(interp, f_sub(1.0f, e)), f_mul(extrap, e));
+			break;
+		case PE_ROPE_LLAMA3:
+			inv = f_inv0(p->theta, j, R);
+			wl = f_mul(f_recip(inv), (float)(2.0 * PE_PI));
+			llama = wl > lowwl ? f_div(inv, f) : inv;
+			sm = f_div(f_sub(f_mul(f_recip(wl), (float)p->original_max),
+					 (float)p->low_freq_factor),
+				   (float)(p->high_freq_factor - p->low_freq_factor));
+			smoothed = f_add(f_div(f_mul(f_sub(1.0f, sm), llama), f), f_mul(sm, llama));
+			inv = (!(wl < highwl) && !(wl > lowwl)) ? smoothed : llama;
+			break;
+		case PE_ROPE_LONGROPE:
+		default:
+			inv = f_recip(f_mul((float)(r->use_long ? p->long_factor[j]
+							       : p->short_factor[j]),
+					    pe_f32_pow((float)p->theta, f_frac(j, R))));
+			break;
+		}
+		r->inv32[j] = inv;
+	}
+}
+
+int pe_rope_init(struct pe_rope *r, const struct pe_rope_params *p, struct pe_error *err)
+{
+	const struct pe_rope_params *q;
+	int64_t last;
+	double f, R, low, high;
+	size_t j;
+	int bits, t;
+
+	memset(r, 0, sizeof *r);
+	r->p = *p;
+	q = &r->p;
+	if (check_params(p, err) != 0)
+		return -1;
+	r->nfreq = (size_t)(p->rotary_dim / 2);
+	last = p->offset + (int64_t)(p->positions - 1);
+	r->seq_len = p->seq_len;
+	if (r->seq_len == 0)
+		r->seq_len = last + 1 > 0 ? (uint64_t)(last + 1) : 1;
+	f = p->factor;
+	R = (double)p->rotary_dim;
+
+	r->attention = 1.0;
+	if (q->scaling == PE_ROPE_YARN)
+		r->attention = q->mscale != 0 && q->mscale_all_dim != 0
+				       ? yarn_mscale(f, q->mscale) / yarn_mscale(f, q->mscale_all_dim)
+				       : yarn_mscale(f, 1.0);
+	if (q->scaling == PE_ROPE_LONGROPE && f > 1)
+		r->attention = sqrt(1.0 + log(f) / log((double)q->original_max));
+	if (!isnan(q->attention_factor))
+		r->attention = q->attention_factor;
+	r->attention32 = (float)r->attention;
+
+	r->dynamic_theta = q->theta;
+	if (q->scaling == PE_ROPE_DYNAMIC && r->seq_len > q->original_max)
+		/* Python's order: base * ((f * L / L0) - (f - 1)) ** (R / (R - 2)) */
+		r->dynamic_theta = q->theta * pow((f * (double)r->seq_len / (double)q->original_max) -
+						  (f - 1), R / (R - 2));
+	if (q->scaling == PE_ROPE_YARN) {
+		low = yarn_cd(q->beta_fast, R, q->theta, (double)q->original_max);
+		high = yarn_cd(q->beta_slow, R, q->theta, (double)q->original_max);
+		if (q->truncate) {
+			low = floor(low);
+			high = ceil(high);
+		}
+		low = low > 0 ? low : 0;
+		high = high < R - 1 ? high : R - 1;
+		if (low == high)
+			high += 0.001;
+		r->yarn_low = low;
+		r->yarn_high = high;
+	}
+	r->use_long = q->scaling == PE_ROPE_LONGROPE && r->seq_len > q->original_max;
+
+	r->inv = malloc(r->nfreq * sizeof *r->inv);
+	r->inv32 = malloc(r->nfreq * sizeof *r->inv32);
+	r->freq = malloc(r->nfreq * sizeof *r->freq);
+	if (!r->inv || !r->inv32 || !r->freq)
+		return pe_fail(err, PE_ERR_NOMEM, "out of memory");
+	compute_exact(r);
+	if (q->precision == PE_ROPE_FLOAT32) {
+		compute_float32(r);
+	} else {
+		for (j = 0; j < r->nfreq; j++)
+			r->inv32[j] = (float)r->inv[j];
+	}
+	bits = pe_angle_bits(q->offset, last);
+	for (j = 0; j < r->nfreq; j++)
+		pe_freq_init(&r->freq[j], r->inv[j], bits);
+	for (t = 0; t < 4; t++) {
+		r->view[t].rope = r;
+		r->view[t].table = (enum pe_rope_table)t;
+	}
+	return 0;
+}
+
+void pe_rope_free(struct pe_rope *r)
+{
+	free(r->inv);
+	free(r->inv32);
+	free(r->freq);
+	r->inv = NULL;
+	r->inv32 = NULL;
+	r->freq = NULL;
+}
+
+int pe_rope_tensor(struct pe_rope *r, enum pe_rope_table table, struct pe_tensor *t,
+		   struct pe_error *err)
+{
+	uint64_t shape[2];
+
+	memset(t, 0, sizeof *t);
+	strcpy(t->name, table_names[table]);
+	t->dtype = PE_F32;
+	t->fill = pe_rope_fill;
+	t->ctx = &r->view[table];
+	t->parallel = 1;
+	if (table == PE_ROPE_INV_FREQ) {
+		shape[0] = r->nfreq;
+		return pe_tensor_shape(t, 1, shape, err);
+	}
+	shape[0] = r->p.positions;
+	shape[1] = r->p.rotary_dim;
+	return pe_tensor_shape(t, 2, shape, err);
+}
+
+/* put value v of frequency j into both of its columns */
+static void put(float *row, size_t j, size_t half, enum pe_rope_layout layout, float v)
+{
+	if (layout == PE_ROPE_HALF) {
+		row[j] = v;
+		row[j + half] = v;
+	} else {
+		row[2 * j] = v;
+		row[2 * j + 1] = v;
+	}
+}
+
+int pe_rope_fill(const void *ctx, uint64_t r0, size_t nrows, void *out, struct pe_error *err)
+{
+	const struct pe_rope_view *v = ctx;
+	const struct pe_rope *r = v->rope;
+	enum pe_rope_layout layout = r->p.layout;
+	size_t n = r->nfreq, R = (size_t)r->p.rotary_dim, i, j;
+	int f32 = r->p.precision == PE_ROPE_FLOAT32;
+	float *row, ang;
+	double s, c, x;
+	int64_t pos;
+
+	(void)err;
+	if (v->table == PE_ROPE_INV_FREQ) {
+		for (i = 0; i < nrows; i++)
+			((float *)out)[i] = r->inv32[r0 + i];
+		return 0;
+	}
+	for (i = 0; i < nrows; i++) {
+		row = (float *)out + i * R;
+		pos = r->p.offset + (int64_t)(r0 + i);
+		for (j = 0; j < n; j++) {
+			if (f32) {
+				/* freqs = inv_freq @ position_ids in float32, cos/sin of
+				 * the float32 angle, times attention_scaling in float32 */
+				ang = f_mul((float)pos, r->inv32[j]);
+				if (v->table == PE_ROPE_ANGLES) {
+					put(row, j, n, layout, ang);
+					continue;
+				}
+				x = v->table == PE_ROPE_COS ? cos((double)ang) : sin((double)ang);
+				put(row, j, n, layout, f_mul((float)x, r->attention32));
+				continue;
+			}
+			if (v->table == PE_ROPE_ANGLES) {
+				put(row, j, n, layout, (float)((long double)pos * r->inv[j]));
+				continue;
+			}
+			pe_sincos_pf(&r->freq[j], pos, &s, &c);
+			put(row, j, n, layout,
+			    (float)((v->table == PE_ROPE_COS ? c : s) * r->attention));
+		}
+	}
+	return 0;
+}

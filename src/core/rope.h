@@ -1,0 +1,135 @@
+/*
+ * rope.h - rotary position embedding tables (Su et al. 2021) with every
+ * frequency-scaling rule of Hugging Face transformers.
+ *
+ * Formulas: shared/research/pe-implementations.md section 3, checked against
+ * transformers' modeling_rope_utils.py (v5 era).  R is the rotary width
+ * (head_dim * partial_rotary_factor, even), j = 0 .. R/2-1 a frequency:
+ *
+ *   inv0_j   = theta^(-2j/R)
+ *   none     inv_j = inv0_j
+ *   linear   inv_j = inv0_j / factor                (= positions / factor)
+ *   dynamic  L = max(seq_len, L0); theta' = theta ((factor L / L0) - (factor - 1))^(R/(R-2));
+ *            inv_j = theta'^(-2j/R)        (theta' = theta when seq_len <= L0)
+ *   yarn     cd(b) = R ln(L0 / (2 pi b)) / (2 ln theta); low = cd(beta_fast),
+ *            high = cd(beta_slow), floor/ceil when truncate, clamped to [0, R-1];
+ *            ramp_j = clamp((j - low) / (high - low), 0, 1) (high += 0.001 if equal);
+ *            inv_j = inv0_j / factor * ramp_j + inv0_j (1 - ramp_j);
+ *            attention = g(f, mscale) / g(f, mscale_all_dim) if both set, else g(f),
+ *            g(s, m) = 1 if s <= 1 else 0.1 m ln s + 1
+ *   llama3   lambda = 2 pi / inv0; lambda > L0/low_freq_factor: inv0 / factor;
+ *            lambda < L0/high_freq_factor: inv0; otherwise with
+ *            s = (L0/lambda - low) / (high - low): (1 - s) inv0 / factor + s inv0
+ *   longrope inv_j = 1 / (ext_j theta^(2j/R)), ext = long_factor when
+ *            seq_len > L0 else short_factor; attention = 1 if factor <= 1
+ *            else sqrt(1 + ln factor / ln L0)
+ *
+ * An explicit attention_factor replaces the derived one (yarn, longrope).
+ *
+ * Tables (rows = positions offset .. offset+n-1):
+ *   cos, sin  n x R, attention * cos/sin(p inv_j); layout half puts frequency
+ *             j in columns j and j + R/2 (HF / GPT-NeoX cat(freqs, freqs)),
+ *             interleaved in columns 2j and 2j+1 (GPT-J / RoFormer pairs)
+ *   angles    n x R, p * inv_j in the same layout, without the attention factor
+ *   inv_freq  R/2 values (a 1-D tensor)
+ *
+ * Precision.  PE_ROPE_EXACT: every inv_j in long double from the formula,
+ * sin/cos of the exact angle (core/angle.h), times the attention factor in
+ * double, rounded once to float32.  PE_ROPE_FLOAT32 emulates the float32
+ * pipeline of transformers on the CPU operation by operation (each float32
+ * operation correctly rounded; pow, cos and sin of float32 arguments
+ * computed in double and rounded), so a table matches a model's own
+ * inv_freq buffer and cos/sin caches.  The yarn correction range and every
+ * attention factor are computed in double in both modes, as the Python code
+ * does.
+ */
+#ifndef PE_ROPE_H
+#define PE_ROPE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/angle.h"
+#include "core/err.h"
+#include "core/tensor.h"
+
+enum pe_rope_scaling {
+	PE_ROPE_NONE, PE_ROPE_LINEAR, PE_ROPE_DYNAMIC, PE_ROPE_YARN, PE_ROPE_LLAMA3,
+	PE_ROPE_LONGROPE
+};
+enum pe_rope_table { PE_ROPE_COS, PE_ROPE_SIN, PE_ROPE_INV_FREQ, PE_ROPE_ANGLES };
+enum pe_rope_layout { PE_ROPE_HALF, PE_ROPE_INTERLEAVED };
+enum pe_rope_precision { PE_ROPE_EXACT, PE_ROPE_FLOAT32 };
+
+struct pe_rope_params {
+	uint64_t positions;		/* n >= 1 */
+	int64_t offset;			/* first position */
+	uint64_t rotary_dim;		/* R, even, >= 2 */
+	double theta;			/* > 0 (10000) */
+	enum pe_rope_scaling scaling;
+	enum pe_rope_layout layout;
+	enum pe_rope_precision precision;
+	double factor;			/* > 0; linear, dynamic, yarn, llama3, longrope */
+	uint64_t original_max;		/* L0; dynamic, yarn, llama3, longrope */
+	uint64_t seq_len;		/* dynamic, longrope; 0: offset + n */
+	double beta_fast, beta_slow;	/* yarn (32, 1) */
+	double mscale, mscale_all_dim;	/* yarn; 0 = unset, as Python's truthiness */
+	int truncate;			/* yarn (1) */
+	double attention_factor;	/* NaN: derived from the rule above */
+	double low_freq_factor;		/* llama3 (1) */
+	double high_freq_factor;	/* llama3 (4) */
+	const double *short_factor;	/* longrope, R/2 values (not copied) */
+	const double *long_factor;
+	size_t nshort, nlong;
+};
+
+struct pe_rope;
+
+/* A tensor's view of one table. */
+struct pe_rope_view {
+	const struct pe_rope *rope;
+	enum pe_rope_table table;
+};
+
+struct pe_rope {
+	struct pe_rope_params p;
+	size_t nfreq;			/* R / 2 */
+	long double *inv;		/* exact inv_freq (nfreq) */
+	float *inv32;			/* float32 inv_freq: emulated, or inv rounded */
+	struct pe_freq *freq;		/* prepared exact frequencies */
+	double attention;		/* resolved attention factor */
+	float attention32;		/* (float)attention, float32 mode */
+	uint64_t seq_len;		/* resolved (dynamic, longrope) */
+	double dynamic_theta;		/* dynamic: the rescaled base */
+	double yarn_low, yarn_high;	/* yarn: the correction range used */
+	int use_long;			/* longrope: long factors chosen */
+	struct pe_rope_view view[4];
+};
+
+/* Defaults: theta 10000, no scaling, half layout, exact, beta 32/1,
+ * truncate, attention NaN, llama3 factors 8/1/4 with L0 8192 (the values
+ * of Llama 3.1), everything else 0. */
+void pe_rope_defaults(struct pe_rope_params *p);
+
+const char *pe_rope_scaling_name(enum pe_rope_scaling s);
+/* By name ("none", "default" (= none), "linear", ...); -1 if unknown. */
+int pe_rope_scaling_by_name(const char *name);
+
+/* Validate and compute the frequencies.  PE_ERR_USAGE for inconsistent
+ * parameters (the message names the option). */
+int pe_rope_init(struct pe_rope *r, const struct pe_rope_params *p, struct pe_error *err);
+void pe_rope_free(struct pe_rope *r);
+
+/* A tensor reading one table of r: names rope_cos, rope_sin, rope_inv_freq,
+ * rope_angles; parallel. */
+int pe_rope_tensor(struct pe_rope *r, enum pe_rope_table table, struct pe_tensor *t,
+		   struct pe_error *err);
+
+/* pe_fill_fn over a struct pe_rope_view. */
+int pe_rope_fill(const void *ctx, uint64_t r0, size_t nrows, void *out, struct pe_error *err);
+
+/* Float32 helpers shared with the tests: powf and cosf/sinf emulated as
+ * correctly rounded (computed in double, rounded once). */
+float pe_f32_pow(float b, float e);
+
+#endif
