@@ -38,7 +38,7 @@ TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(B)/tests/%)
 TEST_HELPERS := $(filter-out $(TEST_SRC),$(wildcard tests/unit/*.c))
 
 .DELETE_ON_ERROR:
-.PHONY: all check test unit cli-test deps asan valgrind fuzz bench install uninstall clean
+.PHONY: all check test unit cli-test deps asan valgrind bench install uninstall clean
 
 all: $(BIN)
 
