@@ -6,8 +6,12 @@
 #include "cli/msg.h"
 #include "core/parse.h"
 #include "core/pipeline.h"
+#include "io/colormap.h"
 #include "io/output.h"
 #include "io/sink.h"
+
+#define PNG_SIZE_MAX 16384
+#define PNG_TITLE_MAX 200
 
 static const char *value_of(const struct pe_optdef *defs, size_t ndefs, const char **values,
 			    const char *name)
@@ -15,6 +19,17 @@ static const char *value_of(const struct pe_optdef *defs, size_t ndefs, const ch
 	int i = pe_opt_index(defs, ndefs, name);
 
 	return i < 0 ? NULL : values[i];
+}
+
+int pe_outopt_is(const char *name)
+{
+	static const struct pe_optdef defs[] = { PE_OUTPUT_OPTDEFS };
+	size_t i;
+
+	for (i = 0; i < sizeof defs / sizeof defs[0]; i++)
+		if (defs[i].name && strcmp(defs[i].name, name) == 0)
+			return 1;
+	return 0;
 }
 
 void pe_outopts_get(struct pe_outopts *o, const struct pe_optdef *defs, size_t ndefs,
@@ -26,6 +41,54 @@ void pe_outopts_get(struct pe_outopts *o, const struct pe_optdef *defs, size_t n
 	o->rows = value_of(defs, ndefs, values, "rows");
 	o->force = value_of(defs, ndefs, values, "force") != NULL;
 	o->header = value_of(defs, ndefs, values, "header") != NULL;
+	o->cmap = value_of(defs, ndefs, values, "cmap");
+	o->vmin = value_of(defs, ndefs, values, "vmin");
+	o->vmax = value_of(defs, ndefs, values, "vmax");
+	o->size = value_of(defs, ndefs, values, "size");
+	o->title = value_of(defs, ndefs, values, "title");
+	o->colorbar = value_of(defs, ndefs, values, "colorbar") != NULL;
+	o->no_colorbar = value_of(defs, ndefs, values, "no-colorbar") != NULL;
+}
+
+/* The png options into so; any of them with another format is refused
+ * rather than ignored. */
+static int png_opts(const struct pe_outopts *o, enum pe_format f, struct pe_sink_opts *so,
+		    struct pe_error *err)
+{
+	const char *given = o->cmap ? "cmap" : o->vmin ? "vmin" : o->vmax ? "vmax"
+			  : o->size ? "size" : o->title ? "title" : o->colorbar ? "colorbar"
+			  : o->no_colorbar ? "no-colorbar" : NULL;
+	uint64_t size = 0;
+
+	if (!given)
+		return 0;
+	if (f != PE_FMT_PNG)
+		return pe_fail(err, PE_ERR_USAGE, "--%s applies to png output only (-f png or -o FILE.png)",
+			       given);
+	if (o->cmap) {
+		so->cmap = pe_colormap_by_name(o->cmap);
+		if (so->cmap < 0)
+			return pe_fail(err, PE_ERR_USAGE, "unknown --cmap '%s' (one of: %s)", o->cmap,
+				       pe_colormap_list());
+	}
+	if (pe_opt_double("vmin", o->vmin, 0, &so->vmin, err) != 0 ||
+	    pe_opt_double("vmax", o->vmax, 0, &so->vmax, err) != 0 ||
+	    pe_opt_u64("size", o->size, 1, PNG_SIZE_MAX, &size, err) != 0)
+		return -1;
+	so->has_vmin = o->vmin != NULL;
+	so->has_vmax = o->vmax != NULL;
+	if (so->has_vmin && so->has_vmax && !(so->vmin < so->vmax))
+		return pe_fail(err, PE_ERR_USAGE, "--vmin must be below --vmax, got '%s' and '%s'",
+			       o->vmin, o->vmax);
+	so->size = (unsigned)size;
+	if (o->title && strlen(o->title) > PNG_TITLE_MAX)
+		return pe_fail(err, PE_ERR_USAGE, "--title must be at most %d bytes, got %zu",
+			       PNG_TITLE_MAX, strlen(o->title));
+	so->title = o->title;
+	if (o->colorbar && o->no_colorbar)
+		return pe_fail(err, PE_ERR_USAGE, "--colorbar and --no-colorbar contradict each other");
+	so->no_colorbar = o->no_colorbar;
+	return 0;
 }
 
 static int resolve_format(const struct pe_outopts *o, enum pe_format *f, struct pe_error *err)
@@ -71,6 +134,9 @@ int pe_emit(const char *cmd, const struct pe_outopts *o, const struct pe_tensor 
 		pe_fail(&err, PE_ERR_USAGE, "--header applies to csv output only");
 		goto fail;
 	}
+	memset(&so, 0, sizeof so);
+	if (png_opts(o, f, &so, &err) != 0)
+		goto fail;
 	if (o->rows) {
 		if (nt != 1) {
 			pe_fail(&err, PE_ERR_USAGE, "--rows selects rows of a single tensor");
@@ -92,7 +158,6 @@ int pe_emit(const char *cmd, const struct pe_outopts *o, const struct pe_tensor 
 	if (pe_output_open(&out, o->path, pe_format_is_binary(f), o->force, &err) != 0)
 		goto fail;
 	opened = 1;
-	memset(&so, 0, sizeof so);
 	so.header = o->header;
 	so.col_prefix = o->col_prefix;
 	sink = pe_sink_new(f, out.fp, &so, &err);

@@ -17,6 +17,7 @@ static const struct format_info formats[PE_FMT_COUNT] = {
 	[PE_FMT_NPY] = { "npy", { ".npy" }, 1, 0, pe_sink_npy_new },
 	[PE_FMT_SAFETENSORS] = { "safetensors", { ".safetensors" }, 1, 1,
 				 pe_sink_safetensors_new },
+	[PE_FMT_PNG] = { "png", { ".png" }, 1, 0, pe_sink_png_new },
 };
 
 int pe_format_by_name(const char *name)
@@ -51,7 +52,7 @@ const char *pe_format_name(enum pe_format f)
 
 const char *pe_format_list(void)
 {
-	return "csv|json|raw|npy|safetensors";
+	return "csv|json|raw|npy|safetensors|png";
 }
 
 int pe_format_is_binary(enum pe_format f)

@@ -8,6 +8,8 @@
  *   raw          little-endian float32 / int32, row-major, no header
  *   npy          NumPy v1.0, '<f4' / '<i4', header padded to 64 bytes
  *   safetensors  one or more tensors + "__metadata__", header padded to 8 bytes
+ *   png          a heatmap of one tensor, 8-bit RGB, parameters in text chunks
+ *                (sink_png.c)
  */
 #ifndef PE_SINK_H
 #define PE_SINK_H
@@ -23,21 +25,30 @@ enum pe_format {
 	PE_FMT_RAW,
 	PE_FMT_NPY,
 	PE_FMT_SAFETENSORS,
+	PE_FMT_PNG,
 	PE_FMT_COUNT
 };
 
 struct pe_sink_opts {
 	int header;		/* csv: write a header line */
 	const char *col_prefix;	/* csv header: column k is named prefix + k ("c") */
+	/* png; all zero means: viridis, the data's range, automatic size,
+	 * no title, a colour bar */
+	int cmap;		/* io/colormap.h index */
+	int has_vmin, has_vmax;	/* else the data's finite minimum / maximum */
+	double vmin, vmax;	/* finite; vmin < vmax when both are given */
+	unsigned size;		/* longest side of the heatmap in pixels, 0: automatic */
+	const char *title;	/* NULL: none; must outlive the sink */
+	int no_colorbar;
 };
 
 /* Format by name ("csv", "npy", ...); -1 if unknown. */
 int pe_format_by_name(const char *name);
 /* Format from a path's extension (.csv .json .f32 .raw .bin .npy
- * .safetensors); -1 if none matches. */
+ * .safetensors .png); -1 if none matches. */
 int pe_format_by_path(const char *path);
 const char *pe_format_name(enum pe_format f);
-/* "csv|json|raw|npy|safetensors" for messages and help. */
+/* "csv|json|raw|npy|safetensors|png" for messages and help. */
 const char *pe_format_list(void);
 int pe_format_is_binary(enum pe_format f);
 /* Can the format hold several tensors in one file? */
@@ -58,6 +69,7 @@ struct pe_sink *pe_sink_raw_new(FILE *fp, const struct pe_sink_opts *opts, struc
 struct pe_sink *pe_sink_npy_new(FILE *fp, const struct pe_sink_opts *opts, struct pe_error *err);
 struct pe_sink *pe_sink_safetensors_new(FILE *fp, const struct pe_sink_opts *opts,
 					struct pe_error *err);
+struct pe_sink *pe_sink_png_new(FILE *fp, const struct pe_sink_opts *opts, struct pe_error *err);
 
 /*
  * The npy header (magic, version 1.0, length, dict, padding, newline) for

@@ -1,0 +1,613 @@
+/*
+ * png: a heatmap of one tensor, 8-bit RGB, with axis ticks, an optional
+ * title and a colour bar, drawn with io/font.h.
+ *
+ * What is drawn: a matrix R x C with rows (positions) top to bottom and
+ * columns (dimensions) left to right, as matplotlib's imshow shows it; a
+ * 3-D result is its streaming view (the heads stacked, H*N rows); a 1-D
+ * result of K values is one row of K cells, a strip at least STRIP_MIN
+ * pixels tall.
+ *
+ * Size: the heatmap's longer side is at most opts->size pixels.  When the
+ * matrix fits, each cell becomes a k x k square of one colour, k the
+ * largest whole factor that fits (never stretched or smoothed); when it
+ * does not, the longer side becomes exactly size pixels and each pixel is
+ * the mean of its block of cells (block edges at floor(i * R / H)).  Without
+ * --size: small matrices (longer side under AUTO_MIN) are scaled up by a
+ * whole factor to about AUTO_MIN pixels, larger ones keep one pixel per
+ * cell up to AUTO_MAX, beyond which they are averaged down to AUTO_MAX.
+ *
+ * Memory: the cells are accumulated as the rows stream in, into a sum
+ * buffer of at most the heatmap's size (never the whole table), while the
+ * data's minimum and maximum are tracked; colours are chosen at the end,
+ * so the colour range can default to the data's range.
+ *
+ * Colours are matplotlib's (io/colormap.h): a float32 table gives exactly
+ * the pixels matplotlib.pyplot.imsave gives it.  NaN cells are NAN_RGB;
+ * values outside [vmin, vmax] take the end colours.
+ *
+ * Text chunks: tEXt "Software" = "posenc VERSION"; iTXt "posenc:meta" =
+ * the parameters as JSON (io/metajson.h, the json format's "meta"); iTXt
+ * "posenc:heatmap" = how to read the pixels back: {"cmap","vmin","vmax",
+ * "nan","shape":[R,C],"heatmap":[x,y,w,h]}; iTXt "Title" when a title is
+ * given.  No time stamp: the same input gives the same image and text.
+ *
+ * libpng reports errors by longjmp; the setjmp stays in write_png() and no
+ * jump crosses into the rest of posenc.
+ */
+#include <math.h>
+#include <png.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/colormap.h"
+#include "io/fmt.h"
+#include "io/font.h"
+#include "io/metajson.h"
+#include "io/output.h"
+#include "io/sink.h"
+#include "version.h"
+
+#define AUTO_MIN 512
+#define AUTO_MAX 2048
+#define STRIP_MIN 32
+
+static const unsigned char NAN_RGB[3] = { 0xff, 0x00, 0xff };	/* magenta */
+static const unsigned char BG_RGB[3] = { 0xff, 0xff, 0xff };
+static const unsigned char INK_RGB[3] = { 0x00, 0x00, 0x00 };
+static const unsigned char FRAME_RGB[3] = { 0x40, 0x40, 0x40 };
+
+struct png_sink {
+	struct pe_sink base;
+	FILE *fp;
+	struct pe_sink_opts o;
+	const struct pe_meta *meta;
+	enum pe_dtype dtype;
+	int vector;		/* 1-D: rows arrive one value each, drawn as one row */
+	uint64_t rows, cols;	/* the matrix as drawn */
+	uint64_t seen;		/* rows received */
+	uint32_t gh, gw;	/* cells after averaging */
+	uint32_t cell;		/* pixels per cell side (1 when averaging) */
+	uint32_t strip;		/* pixel height of the heatmap (cell * gh, or more for a strip) */
+	uint64_t *rb, *cb;	/* block edges: rows rb[i]..rb[i+1]-1 form cell row i */
+	double *sum;		/* gh * gw block sums */
+	double min, max;	/* finite data extremes */
+	int finite;		/* a finite value was seen */
+	/* the image */
+	int w, h;
+	unsigned char *img;
+	struct pe_error werr;	/* why a libpng write callback failed */
+};
+
+/* Block index of i when n items form g blocks with edges floor(j * n / g). */
+static uint32_t block_of(uint64_t i, uint64_t n, uint32_t g)
+{
+	return (uint32_t)(((i + 1) * g - 1) / n);
+}
+
+static uint64_t *block_edges(uint64_t n, uint32_t g)
+{
+	uint64_t *e = malloc(((size_t)g + 1) * sizeof *e);
+	uint32_t j;
+
+	if (e)
+		for (j = 0; j <= g; j++)
+			e[j] = (uint64_t)j * n / g;
+	return e;
+}
+
+static int png_begin(struct pe_sink *s, const struct pe_tensor *t, size_t nt,
+		     const struct pe_meta *meta, struct pe_error *err)
+{
+	struct png_sink *p = (struct png_sink *)s;
+	uint64_t longest, size;
+
+	if (nt != 1)
+		return pe_fail(err, PE_ERR_USAGE,
+			       "png draws one matrix, this result has %zu (use safetensors or json)",
+			       nt);
+	p->meta = meta;
+	p->dtype = t->dtype;
+	p->vector = t->ndim == 1;
+	p->rows = p->vector ? 1 : t->rows;
+	p->cols = p->vector ? t->rows : t->cols;
+	longest = p->rows > p->cols ? p->rows : p->cols;
+	size = p->o.size;
+	if (size == 0)
+		size = longest < AUTO_MIN ? AUTO_MIN : longest > AUTO_MAX ? AUTO_MAX : longest;
+	if (longest <= size) {
+		p->cell = (uint32_t)(size / longest);
+		p->gh = (uint32_t)p->rows;
+		p->gw = (uint32_t)p->cols;
+	} else {
+		p->cell = 1;
+		p->gh = (uint32_t)((p->rows * size + longest / 2) / longest);
+		p->gw = (uint32_t)((p->cols * size + longest / 2) / longest);
+		if (p->gh == 0)
+			p->gh = 1;
+		if (p->gw == 0)
+			p->gw = 1;
+	}
+	p->strip = p->cell * p->gh;
+	if (p->vector && p->strip < STRIP_MIN)
+		p->strip = STRIP_MIN;
+	p->rb = block_edges(p->rows, p->gh);
+	p->cb = block_edges(p->cols, p->gw);
+	p->sum = calloc((size_t)p->gh * p->gw, sizeof *p->sum);
+	if (!p->rb || !p->cb || !p->sum)
+		return pe_fail(err, PE_ERR_NOMEM, "out of memory for a %u x %u heatmap", p->gw,
+			       p->gh);
+	return 0;
+}
+
+static void track(struct png_sink *p, double v)
+{
+	if (!isfinite(v))
+		return;
+	if (!p->finite) {
+		p->min = p->max = v;
+		p->finite = 1;
+	} else if (v < p->min) {
+		p->min = v;
+	} else if (v > p->max) {
+		p->max = v;
+	}
+}
+
+static double value_at(const struct png_sink *p, const void *data, size_t k)
+{
+	return p->dtype == PE_F32 ? (double)((const float *)data)[k]
+				  : (double)((const int32_t *)data)[k];
+}
+
+static int png_rows(struct pe_sink *s, const void *data, size_t nrows, struct pe_error *err)
+{
+	struct png_sink *p = (struct png_sink *)s;
+	size_t k, c, cols = p->vector ? 1 : (size_t)p->cols;
+	uint64_t r;
+	uint32_t j;
+	double *line, v, acc;
+
+	(void)err;
+	for (k = 0; k < nrows; k++) {
+		r = p->seen + k;
+		if (p->vector) {
+			v = value_at(p, data, k);
+			track(p, v);
+			p->sum[p->gw == p->cols ? r : block_of(r, p->cols, p->gw)] += v;
+			continue;
+		}
+		line = p->sum + (size_t)(p->gh == p->rows ? r : block_of(r, p->rows, p->gh)) * p->gw;
+		if (p->gw == p->cols) {
+			for (c = 0; c < cols; c++) {
+				v = value_at(p, data, k * cols + c);
+				track(p, v);
+				line[c] += v;
+			}
+			continue;
+		}
+		for (j = 0; j < p->gw; j++) {
+			acc = 0;
+			for (c = (size_t)p->cb[j]; c < (size_t)p->cb[j + 1]; c++) {
+				v = value_at(p, data, k * cols + c);
+				track(p, v);
+				acc += v;
+			}
+			line[j] += acc;
+		}
+	}
+	p->seen += nrows;
+	return 0;
+}
+
+/* ---- drawing ---- */
+
+static void fill_rect(struct png_sink *p, int x, int y, int w, int h, const unsigned char *rgb)
+{
+	int i, j;
+	unsigned char *q;
+
+	if (x < 0) {
+		w += x;
+		x = 0;
+	}
+	if (y < 0) {
+		h += y;
+		y = 0;
+	}
+	if (x + w > p->w)
+		w = p->w - x;
+	if (y + h > p->h)
+		h = p->h - y;
+	for (j = 0; j < h; j++) {
+		q = p->img + ((size_t)(y + j) * (size_t)p->w + (size_t)x) * 3;
+		for (i = 0; i < w; i++, q += 3) {
+			q[0] = rgb[0];
+			q[1] = rgb[1];
+			q[2] = rgb[2];
+		}
+	}
+}
+
+static void frame(struct png_sink *p, int x, int y, int w, int h)
+{
+	fill_rect(p, x - 1, y - 1, w + 2, 1, FRAME_RGB);
+	fill_rect(p, x - 1, y + h, w + 2, 1, FRAME_RGB);
+	fill_rect(p, x - 1, y, 1, h, FRAME_RGB);
+	fill_rect(p, x + w, y, 1, h, FRAME_RGB);
+}
+
+/* The smallest of 1, 2, 5, 10, 20, 50, ... whose ticks over n indices
+ * drawn across len pixels are at least minpx apart (at most n). */
+static uint64_t tick_step(uint64_t n, double len, double minpx)
+{
+	static const int mant[3] = { 1, 2, 5 };
+	uint64_t decade = 1, step = 1;
+	int m = 0;
+
+	while ((double)step * len / (double)n < minpx && step < n) {
+		if (++m == 3) {
+			m = 0;
+			decade *= 10;
+		}
+		step = decade * (uint64_t)mant[m];
+	}
+	return step;
+}
+
+static void fmt_u64(uint64_t v, char *buf)
+{
+	snprintf(buf, 24, "%llu", (unsigned long long)v);
+}
+
+static void fmt_tick(double v, char *buf)
+{
+	if (v == 0)
+		v = 0;	/* no "-0" */
+	snprintf(buf, 32, "%.4g", v);
+}
+
+struct layout {
+	int fs, th, pad, tick, gap;
+	int hx, hy, hw, hh;	/* heatmap */
+	int cx, cw, ch;		/* colour bar (top at hy) */
+	uint64_t rstep, cstep;	/* tick steps (0: no ticks on that axis) */
+	int rlab_w, clab_w, cblab_w;
+	char vmin_s[32], vmax_s[32], zero_s[32];
+};
+
+static int text_w(const char *s, int fs)
+{
+	return pe_font_width(s, fs);
+}
+
+static void plan(struct png_sink *p, double vmin, double vmax, struct layout *L)
+{
+	char buf[32];
+	int title_w, right, bottom, lastc;
+
+	memset(L, 0, sizeof *L);
+	L->hw = (int)(p->cell * p->gw);
+	L->hh = (int)p->strip;
+	L->fs = (L->hw > L->hh ? L->hw : L->hh) >= 160 ? 2 : 1;
+	L->th = PE_GLYPH_H * L->fs;
+	L->pad = 5 * L->fs;
+	L->tick = 2 * L->fs + 1;
+	L->gap = 2 * L->fs;
+
+	if (!p->vector) {
+		fmt_u64(p->rows - 1, buf);
+		L->rlab_w = text_w(buf, L->fs);
+		L->rstep = tick_step(p->rows, L->hh, 2.5 * L->th);
+	}
+	fmt_u64(p->cols - 1, buf);
+	L->clab_w = text_w(buf, L->fs);
+	L->cstep = tick_step(p->cols, L->hw, L->clab_w + 4 * L->th);
+
+	L->hx = L->pad + (L->rstep ? L->rlab_w + L->gap + L->tick : 0) + 1;
+	L->hy = L->pad + (p->o.title ? L->th + 2 * L->gap : 0) + L->th / 2 + 1;
+
+	/* the last column label may reach past the heatmap's right edge */
+	lastc = L->hx + (int)(((double)((p->cols - 1) / L->cstep * L->cstep) + 0.5) *
+			      L->hw / (double)p->cols) + L->clab_w / 2 + 1;
+	right = L->hx + L->hw + 1;
+	if (lastc > right)
+		right = lastc;
+	bottom = L->hy + L->hh + 1 + L->tick + L->gap + L->th;
+
+	if (!p->o.no_colorbar) {
+		L->ch = L->hh < 5 * L->th ? 5 * L->th : L->hh;
+		L->cw = 8 * L->fs;
+		L->cx = L->hx + L->hw + 1 + 5 * L->fs;
+		if (L->ch > L->hh && lastc + L->gap > L->cx)
+			L->cx = lastc + L->gap;
+		fmt_tick(vmin, L->vmin_s);
+		fmt_tick(vmax, L->vmax_s);
+		fmt_tick(0, L->zero_s);
+		L->cblab_w = text_w(L->vmin_s, L->fs);
+		if (text_w(L->vmax_s, L->fs) > L->cblab_w)
+			L->cblab_w = text_w(L->vmax_s, L->fs);
+		right = L->cx + L->cw + 1 + L->tick + 2 * L->gap + L->cblab_w;
+		if (L->hy + L->ch + 1 + L->th / 2 > bottom)
+			bottom = L->hy + L->ch + 1 + L->th / 2;
+	}
+	title_w = p->o.title ? text_w(p->o.title, L->fs) + 2 * L->pad : 0;
+	right += L->pad;
+	p->w = right > title_w ? right : title_w;
+	p->h = bottom + L->pad;
+}
+
+/* The title centred over the heatmap, moved left or right to fit. */
+static void draw_title(struct png_sink *p, const struct layout *L)
+{
+	int tw = pe_font_width(p->o.title, L->fs);
+	int x = L->hx + L->hw / 2 - tw / 2;
+
+	if (x + tw > p->w - L->pad)
+		x = p->w - L->pad - tw;
+	if (x < L->pad)
+		x = L->pad;
+	pe_font_draw(p->img, p->w, p->h, x, L->pad, p->o.title, L->fs, INK_RGB);
+}
+
+static void draw_heatmap(struct png_sink *p, const struct layout *L, const unsigned char *lut,
+			 double vmin, double vmax)
+{
+	float vminf = (float)vmin, scalef = (float)(vmax - vmin);
+	double scale = vmax - vmin, mean, n;
+	uint32_t i, j;
+	int idx, y, x, y0, y1;
+	const unsigned char *rgb;
+
+	for (i = 0; i < p->gh; i++) {
+		y0 = L->hy + (int)(i * p->cell);
+		y1 = p->vector ? L->hy + L->hh : y0 + (int)p->cell;
+		for (j = 0; j < p->gw; j++) {
+			n = (double)(p->rb[i + 1] - p->rb[i]) * (double)(p->cb[j + 1] - p->cb[j]);
+			mean = p->sum[(size_t)i * p->gw + j] / n;
+			if (isnan(mean))
+				idx = -1;
+			else if (vmin == vmax)
+				idx = 0;
+			else if (p->dtype == PE_F32)
+				idx = pe_colormap_index_f32((float)mean, vminf, scalef);
+			else
+				idx = pe_colormap_index_f64(mean, vmin, scale);
+			rgb = idx < 0 ? NAN_RGB : lut + 3 * idx;
+			x = L->hx + (int)(j * p->cell);
+			for (y = y0; y < y1; y++)
+				fill_rect(p, x, y, (int)p->cell, 1, rgb);
+		}
+	}
+	frame(p, L->hx, L->hy, L->hw, L->hh);
+}
+
+static void draw_axes(struct png_sink *p, const struct layout *L)
+{
+	char buf[24];
+	uint64_t i;
+	int c, tw;
+
+	for (i = 0; L->rstep && i < p->rows; i += L->rstep) {
+		c = L->hy + (int)(((double)i + 0.5) * L->hh / (double)p->rows);
+		fill_rect(p, L->hx - 1 - L->tick, c - L->fs / 2, L->tick, L->fs, INK_RGB);
+		fmt_u64(i, buf);
+		tw = text_w(buf, L->fs);
+		pe_font_draw(p->img, p->w, p->h, L->hx - 1 - L->tick - L->gap - tw, c - L->th / 2,
+			     buf, L->fs, INK_RGB);
+	}
+	for (i = 0; i < p->cols; i += L->cstep) {
+		c = L->hx + (int)(((double)i + 0.5) * L->hw / (double)p->cols);
+		fill_rect(p, c - L->fs / 2, L->hy + L->hh + 1, L->fs, L->tick, INK_RGB);
+		fmt_u64(i, buf);
+		tw = text_w(buf, L->fs);
+		pe_font_draw(p->img, p->w, p->h, c - tw / 2, L->hy + L->hh + 1 + L->tick + L->gap,
+			     buf, L->fs, INK_RGB);
+	}
+}
+
+static void cb_label(struct png_sink *p, const struct layout *L, int y, const char *s)
+{
+	int x = L->cx + L->cw + 1;
+
+	fill_rect(p, x, y - L->fs / 2, L->tick, L->fs, INK_RGB);
+	pe_font_draw(p->img, p->w, p->h, x + L->tick + 2 * L->gap, y - L->th / 2, s, L->fs, INK_RGB);
+}
+
+static void draw_colorbar(struct png_sink *p, const struct layout *L, const unsigned char *lut,
+			  double vmin, double vmax)
+{
+	int y, idx, y0;
+
+	for (y = 0; y < L->ch; y++) {
+		idx = (int)(((int64_t)(L->ch - 1 - y) * 256 + 128) / L->ch);
+		if (idx > 255)
+			idx = 255;
+		fill_rect(p, L->cx, L->hy + y, L->cw, 1, lut + 3 * idx);
+	}
+	frame(p, L->cx, L->hy, L->cw, L->ch);
+	cb_label(p, L, L->hy, L->vmax_s);
+	cb_label(p, L, L->hy + L->ch - 1, L->vmin_s);
+	if (vmin < 0 && vmax > 0) {
+		y0 = L->hy + (int)((vmax / (vmax - vmin)) * L->ch);
+		if (y0 - L->hy >= L->th + L->gap && L->hy + L->ch - y0 >= L->th + L->gap)
+			cb_label(p, L, y0, L->zero_s);
+	}
+}
+
+/* ---- PNG output ---- */
+
+static void on_write(png_structp png, png_bytep data, size_t n)
+{
+	struct png_sink *p = png_get_io_ptr(png);
+
+	if (pe_write(p->fp, data, n, &p->werr) != 0)
+		png_error(png, "write failed");
+}
+
+static void on_flush(png_structp png)
+{
+	(void)png;
+}
+
+static void on_error(png_structp png, png_const_charp msg)
+{
+	struct png_sink *p = png_get_error_ptr(png);
+
+	if (p->werr.code == PE_OK)
+		pe_fail(&p->werr, PE_ERR_DATA, "png: %s", msg);
+	png_longjmp(png, 1);
+}
+
+static void on_warning(png_structp png, png_const_charp msg)
+{
+	(void)png;
+	(void)msg;
+}
+
+static void set_text(png_text *t, int itxt, const char *key, const char *text)
+{
+	memset(t, 0, sizeof *t);
+	t->compression = itxt ? PNG_ITXT_COMPRESSION_NONE : PNG_TEXT_COMPRESSION_NONE;
+	t->key = (png_charp)key;
+	t->text = (png_charp)text;
+	t->lang = (png_charp)"";
+	t->lang_key = (png_charp)"";
+}
+
+static int write_png(struct png_sink *p, const char *meta, const char *heatmap,
+		     struct pe_error *err)
+{
+	png_structp png;
+	png_infop info;
+	png_text text[4];
+	int n = 0, y;
+
+	png = png_create_write_struct(PNG_LIBPNG_VER_STRING, p, on_error, on_warning);
+	if (!png)
+		return pe_fail(err, PE_ERR_NOMEM, "out of memory");
+	info = png_create_info_struct(png);
+	if (!info) {
+		png_destroy_write_struct(&png, NULL);
+		return pe_fail(err, PE_ERR_NOMEM, "out of memory");
+	}
+	if (setjmp(png_jmpbuf(png))) {
+		png_destroy_write_struct(&png, &info);
+		*err = p->werr;
+		return -1;
+	}
+	png_set_write_fn(png, p, on_write, on_flush);
+	png_set_IHDR(png, info, (png_uint_32)p->w, (png_uint_32)p->h, 8, PNG_COLOR_TYPE_RGB,
+		     PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+	set_text(&text[n++], 0, "Software", "posenc " POSENC_VERSION);
+	set_text(&text[n++], 1, "posenc:meta", meta);
+	set_text(&text[n++], 1, "posenc:heatmap", heatmap);
+	if (p->o.title)
+		set_text(&text[n++], 1, "Title", p->o.title);
+	png_set_text(png, info, text, n);
+	png_write_info(png, info);
+	for (y = 0; y < p->h; y++)
+		png_write_row(png, p->img + (size_t)y * (size_t)p->w * 3);
+	png_write_end(png, info);
+	png_destroy_write_struct(&png, &info);
+	return 0;
+}
+
+/* The "posenc:heatmap" text: how to map pixels back to values. */
+static char *heatmap_json(const struct png_sink *p, const struct layout *L, double vmin,
+			  double vmax)
+{
+	char a[PE_FMT_BUF], b[PE_FMT_BUF], *s;
+	size_t n = 512;
+
+	s = malloc(n);
+	if (!s)
+		return NULL;
+	pe_fmt_f64(vmin, a);
+	pe_fmt_f64(vmax, b);
+	snprintf(s, n,
+		 "{\"cmap\":\"%s\",\"vmin\":%s,\"vmax\":%s,\"nan\":\"#ff00ff\","
+		 "\"shape\":[%llu,%llu],\"heatmap\":[%d,%d,%d,%d]}",
+		 pe_colormap_name(p->o.cmap), a, b, (unsigned long long)p->rows,
+		 (unsigned long long)p->cols, L->hx, L->hy, L->hw, L->hh);
+	return s;
+}
+
+static int png_end(struct pe_sink *s, struct pe_error *err)
+{
+	struct png_sink *p = (struct png_sink *)s;
+	struct layout L;
+	unsigned char lut[768];
+	double vmin = p->finite ? p->min : 0, vmax = p->finite ? p->max : 1;
+	char *meta = NULL, *hm = NULL, v[PE_FMT_BUF];
+	int rc = -1;
+
+	if (p->o.has_vmin)
+		vmin = p->o.vmin;
+	if (p->o.has_vmax)
+		vmax = p->o.vmax;
+	if ((p->o.has_vmin || p->o.has_vmax) && !(vmin < vmax)) {
+		pe_fmt_f64(p->o.has_vmin ? vmax : vmin, v);
+		return pe_fail(err, PE_ERR_USAGE,
+			       p->o.has_vmin ? "--vmin must be below the data's maximum %s (or give --vmax)"
+					     : "--vmax must be above the data's minimum %s (or give --vmin)",
+			       v);
+	}
+	plan(p, vmin, vmax, &L);
+	p->img = malloc((size_t)p->w * (size_t)p->h * 3);
+	if (!p->img)
+		return pe_fail(err, PE_ERR_NOMEM, "out of memory for a %d x %d image", p->w, p->h);
+	memset(p->img, BG_RGB[0], (size_t)p->w * (size_t)p->h * 3);
+	pe_colormap_lut(p->o.cmap, lut);
+	draw_heatmap(p, &L, lut, vmin, vmax);
+	draw_axes(p, &L);
+	if (!p->o.no_colorbar)
+		draw_colorbar(p, &L, lut, vmin, vmax);
+	if (p->o.title)
+		draw_title(p, &L);
+	meta = pe_meta_json(p->meta);
+	hm = heatmap_json(p, &L, vmin, vmax);
+	if (!meta || !hm) {
+		pe_fail(err, PE_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	rc = write_png(p, meta, hm, err);
+out:
+	free(meta);
+	free(hm);
+	return rc;
+}
+
+static void png_destroy(struct pe_sink *s)
+{
+	struct png_sink *p = (struct png_sink *)s;
+
+	free(p->rb);
+	free(p->cb);
+	free(p->sum);
+	free(p->img);
+	free(p);
+}
+
+static const struct pe_sink_ops png_ops = {
+	png_begin, pe_sink_nop_tensor, png_rows, png_end, png_destroy
+};
+
+struct pe_sink *pe_sink_png_new(FILE *fp, const struct pe_sink_opts *opts, struct pe_error *err)
+{
+	struct png_sink *p = calloc(1, sizeof *p);
+
+	if (!p) {
+		pe_fail(err, PE_ERR_NOMEM, "out of memory");
+		return NULL;
+	}
+	p->base.ops = &png_ops;
+	p->fp = fp;
+	p->o = *opts;
+	if (p->o.cmap < 0 || p->o.cmap >= pe_colormap_count())
+		p->o.cmap = PE_CMAP_DEFAULT;
+	return &p->base;
+}
