@@ -32,28 +32,28 @@ for t in "$@"; do
 	fail=$((fail + f))
 done
 
+# add_counts PREFIX RC: read "PREFIX: N passed, N failed" from $log; a
+# missing line or a non-zero exit counts as a failure
+add_counts() {
+	p=$(sed -n "s/^$1: \([0-9][0-9]*\) passed, \([0-9][0-9]*\) failed\$/\1/p" "$log" | tail -1)
+	f=$(sed -n "s/^$1: \([0-9][0-9]*\) passed, \([0-9][0-9]*\) failed\$/\2/p" "$log" | tail -1)
+	p=${p:-0}
+	f=${f:-1}
+	[ "$2" -ne 0 ] && [ "$f" -eq 0 ] && f=1
+	pass=$((pass + p))
+	fail=$((fail + f))
+}
+
 sh "$here/cli/run.sh" "$POSENC" >"$log" 2>&1
 rc=$?
 cat "$log"
-p=$(sed -n 's/^cli: \([0-9][0-9]*\) passed, \([0-9][0-9]*\) failed$/\1/p' "$log" | tail -1)
-f=$(sed -n 's/^cli: \([0-9][0-9]*\) passed, \([0-9][0-9]*\) failed$/\2/p' "$log" | tail -1)
-p=${p:-0}
-f=${f:-1}
-[ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
-pass=$((pass + p))
-fail=$((fail + f))
+add_counts cli "$rc"
 
 if "$PYTHON" -c 'import numpy' 2>/dev/null; then
 	"$PYTHON" "$here/numpy/check.py" "$POSENC" >"$log" 2>&1
 	rc=$?
 	cat "$log"
-	p=$(sed -n 's/^numpy: \([0-9][0-9]*\) passed, \([0-9][0-9]*\) failed$/\1/p' "$log" | tail -1)
-	f=$(sed -n 's/^numpy: \([0-9][0-9]*\) passed, \([0-9][0-9]*\) failed$/\2/p' "$log" | tail -1)
-	p=${p:-0}
-	f=${f:-1}
-	[ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
-	pass=$((pass + p))
-	fail=$((fail + f))
+	add_counts numpy "$rc"
 else
 	echo "numpy: SKIPPED ($PYTHON has no numpy; 'make deps' installs python3-numpy)"
 fi

@@ -3,19 +3,15 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/parse.h"
 #include "core/rng.h"
 
-static const char *const init_names[] = { "normal", "trunc-normal", "uniform" };
-static const char *const preset_names[] = { "gpt2", "bert", "fairseq", "scaled" };
+static const char *const init_names[] = { "normal", "trunc-normal", "uniform", NULL };
+static const char *const preset_names[] = { "gpt2", "bert", "fairseq", "scaled", NULL };
 
 int pe_init_by_name(const char *name)
 {
-	int i;
-
-	for (i = 0; i < 3; i++)
-		if (strcmp(name, init_names[i]) == 0)
-			return i;
-	return -1;
+	return pe_name_index(init_names, name);
 }
 
 const char *pe_init_name(enum pe_init i)
@@ -25,12 +21,7 @@ const char *pe_init_name(enum pe_init i)
 
 int pe_learned_preset_by_name(const char *name)
 {
-	int i;
-
-	for (i = 0; i < 4; i++)
-		if (strcmp(name, preset_names[i]) == 0)
-			return i;
-	return -1;
+	return pe_name_index(preset_names, name);
 }
 
 const char *pe_learned_preset_name(enum pe_learned_preset p)

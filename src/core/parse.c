@@ -124,6 +124,16 @@ int pe_parse_range(const char *s, uint64_t limit, uint64_t *a, uint64_t *b)
 	return 0;
 }
 
+int pe_name_index(const char *const *names, const char *name)
+{
+	int i;
+
+	for (i = 0; names[i]; i++)
+		if (strcmp(names[i], name) == 0)
+			return i;
+	return -1;
+}
+
 int pe_parse_dims2(const char *s, uint64_t hi, uint64_t *h, uint64_t *w)
 {
 	const char *x;

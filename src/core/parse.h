@@ -26,6 +26,9 @@ int pe_parse_double(const char *s, double *out);
  */
 int pe_parse_range(const char *s, uint64_t limit, uint64_t *a, uint64_t *b);
 
+/* Index of name in a NULL-terminated list of names; -1 if absent. */
+int pe_name_index(const char *const *names, const char *name);
+
 /* "HxW" with both positive and at most hi. */
 int pe_parse_dims2(const char *s, uint64_t hi, uint64_t *h, uint64_t *w);
 

@@ -1,19 +1,16 @@
 #include "core/sinusoidal.h"
 
+#include "core/parse.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const preset_names[] = { "vaswani", "t2t", "fairseq", "marian" };
+static const char *const preset_names[] = { "vaswani", "t2t", "fairseq", "marian", NULL };
 
 int pe_sin_preset_by_name(const char *name)
 {
-	int i;
-
-	for (i = 0; i < 4; i++)
-		if (strcmp(name, preset_names[i]) == 0)
-			return i;
-	return -1;
+	return pe_name_index(preset_names, name);
 }
 
 const char *pe_sin_preset_name(enum pe_sin_preset p)

@@ -45,39 +45,32 @@ static void expect_row(const float *row, const double *want, size_t d)
 static void test_golden_d4(void **state)
 {
 	/* section 8: d = 4, p = 1 */
-	const double vaswani[] = { 0.841470985, 0.540302306, 0.009999833, 0.99995 };
-	const double marian[] = { sin(1.0), sin(0.01), cos(1.0), cos(0.01) };
-	const double t2t[] = { 0.841470985, 0.0001, 0.540302306, 0.999999995 };
+	const struct {
+		enum pe_sin_preset preset;
+		double row1[4];
+	} golden[] = {
+		{ PE_SIN_VASWANI, { 0.841470985, 0.540302306, 0.009999833, 0.99995 } },
+		{ PE_SIN_MARIAN, { 0.841470985, 0.009999833, 0.540302306, 0.99995 } },
+		{ PE_SIN_T2T, { 0.841470985, 0.0001, 0.540302306, 0.999999995 } },
+		{ PE_SIN_FAIRSEQ, { 0.841470985, 0.0001, 0.540302306, 0.999999995 } },
+	};
+	const float row0_half[4] = { 0, 0, 1, 1 }, row0_inter[4] = { 0, 1, 0, 1 };
 	struct pe_sinusoidal_params p;
 	struct pe_sinusoidal s;
+	size_t i;
 	float *t;
 
 	(void)state;
-	p = params(PE_SIN_VASWANI, 2, 4);
-	t = table(&p, &s);
-	expect_row(t + 4, vaswani, 4);
-	free(t);
-	pe_sinusoidal_free(&s);
-
-	p = params(PE_SIN_MARIAN, 2, 4);
-	t = table(&p, &s);
-	expect_row(t + 4, marian, 4);
-	free(t);
-	pe_sinusoidal_free(&s);
-
-	p = params(PE_SIN_T2T, 2, 4);
-	t = table(&p, &s);
-	expect_row(t + 4, t2t, 4);
-	free(t);
-	pe_sinusoidal_free(&s);
-
-	p = params(PE_SIN_FAIRSEQ, 2, 4);
-	t = table(&p, &s);
-	expect_row(t + 4, t2t, 4);
-	/* row 0: sin 0 = 0, cos 0 = 1 */
-	assert_true(t[0] == 0.0f && t[1] == 0.0f && t[2] == 1.0f && t[3] == 1.0f);
-	free(t);
-	pe_sinusoidal_free(&s);
+	for (i = 0; i < sizeof golden / sizeof golden[0]; i++) {
+		p = params(golden[i].preset, 2, 4);
+		t = table(&p, &s);
+		/* row 0: sin 0 = 0, cos 0 = 1 */
+		assert_memory_equal(t, golden[i].preset == PE_SIN_VASWANI ? row0_inter : row0_half,
+				    sizeof row0_half);
+		expect_row(t + 4, golden[i].row1, 4);
+		free(t);
+		pe_sinusoidal_free(&s);
+	}
 }
 
 /* The reference: frequency k of a preset, written from the formulas. */
