@@ -568,7 +568,11 @@ static int png_end(struct pe_sink *s, struct pe_error *err)
 		draw_colorbar(p, &L, lut, vmin, vmax);
 	if (p->o.title)
 		draw_title(p, &L);
-	meta = pe_meta_json(p->meta);
+	if (p->meta) {
+		meta = pe_meta_json(p->meta);
+	} else if ((meta = malloc(3)) != NULL) {
+		memcpy(meta, "{}", 3);
+	}
 	hm = heatmap_json(p, &L, vmin, vmax);
 	if (!meta || !hm) {
 		pe_fail(err, PE_ERR_NOMEM, "out of memory");

@@ -1,0 +1,485 @@
+/*
+ * The png writer, checked by decoding what it wrote with libpng: image and
+ * heatmap sizes, the colours of the minimum, maximum and NaN cells against
+ * the published colour-map values, block averaging, the text chunks (JSON
+ * parsed with cJSON), 1-D and integer results, and the refusals.  Pixels,
+ * never file bytes: zlib builds compress differently.
+ */
+#include <cJSON.h>
+#include <math.h>
+#include <png.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/meta.h"
+#include "core/pipeline.h"
+#include "io/colormap.h"
+#include "io/sink.h"
+#include "testutil.h"
+
+struct src {
+	const void *data;
+	size_t cols;
+};
+
+static int fill_from(const void *ctx, uint64_t r0, size_t nrows, void *out, struct pe_error *err)
+{
+	const struct src *s = ctx;
+
+	(void)err;
+	memcpy(out, (const char *)s->data + r0 * s->cols * 4, nrows * s->cols * 4);
+	return 0;
+}
+
+struct image {
+	int w, h;
+	unsigned char *rgb;	/* w * h * 3 */
+	char software[64];
+	char *meta;		/* posenc:meta */
+	cJSON *heatmap;		/* posenc:heatmap, parsed */
+	int x, y, hw, hh;	/* heatmap rectangle from posenc:heatmap */
+	int ntext;
+	int has_time;
+};
+
+static void image_free(struct image *im)
+{
+	free(im->rgb);
+	free(im->meta);
+	cJSON_Delete(im->heatmap);
+}
+
+static char *dup_text(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *d = malloc(n);
+
+	assert_non_null(d);
+	memcpy(d, s, n);
+	return d;
+}
+
+/* Decode path: 8-bit RGB, no interlace, the text chunks. */
+static void decode(const char *path, struct image *im)
+{
+	FILE *fp = fopen(path, "rb");
+	png_structp png;
+	png_infop info;
+	png_bytepp rows;
+	png_textp text;
+	png_timep tm;
+	cJSON *a;
+	int i, n;
+
+	memset(im, 0, sizeof *im);
+	assert_non_null(fp);
+	png = png_create_read_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+	assert_non_null(png);
+	info = png_create_info_struct(png);
+	assert_non_null(info);
+	if (setjmp(png_jmpbuf(png)))
+		fail_msg("libpng could not read %s", path);
+	png_init_io(png, fp);
+	png_read_png(png, info, PNG_TRANSFORM_IDENTITY, NULL);
+	assert_int_equal(png_get_bit_depth(png, info), 8);
+	assert_int_equal(png_get_color_type(png, info), PNG_COLOR_TYPE_RGB);
+	im->w = (int)png_get_image_width(png, info);
+	im->h = (int)png_get_image_height(png, info);
+	im->rgb = malloc((size_t)im->w * (size_t)im->h * 3);
+	assert_non_null(im->rgb);
+	rows = png_get_rows(png, info);
+	for (i = 0; i < im->h; i++)
+		memcpy(im->rgb + (size_t)i * (size_t)im->w * 3, rows[i], (size_t)im->w * 3);
+	im->has_time = png_get_tIME(png, info, &tm) != 0;
+	n = 0;
+	png_get_text(png, info, &text, &n);
+	im->ntext = n;
+	for (i = 0; i < n; i++) {
+		if (strcmp(text[i].key, "Software") == 0)
+			snprintf(im->software, sizeof im->software, "%s", text[i].text);
+		else if (strcmp(text[i].key, "posenc:meta") == 0)
+			im->meta = dup_text(text[i].text);
+		else if (strcmp(text[i].key, "posenc:heatmap") == 0)
+			im->heatmap = cJSON_Parse(text[i].text);
+	}
+	png_destroy_read_struct(&png, &info, NULL);
+	fclose(fp);
+	assert_non_null(im->heatmap);
+	a = cJSON_GetObjectItem(im->heatmap, "heatmap");
+	assert_true(cJSON_IsArray(a) && cJSON_GetArraySize(a) == 4);
+	im->x = cJSON_GetArrayItem(a, 0)->valueint;
+	im->y = cJSON_GetArrayItem(a, 1)->valueint;
+	im->hw = cJSON_GetArrayItem(a, 2)->valueint;
+	im->hh = cJSON_GetArrayItem(a, 3)->valueint;
+	assert_true(im->x >= 0 && im->y >= 0 && im->x + im->hw <= im->w && im->y + im->hh <= im->h);
+}
+
+static const unsigned char *pixel(const struct image *im, int x, int y)
+{
+	assert_true(x >= 0 && x < im->w && y >= 0 && y < im->h);
+	return im->rgb + ((size_t)y * (size_t)im->w + (size_t)x) * 3;
+}
+
+/* The pixel at the centre of cell (r, c) of an R x C heatmap. */
+static const unsigned char *cell(const struct image *im, int r, int c, int R, int C)
+{
+	return pixel(im, im->x + (2 * c + 1) * im->hw / (2 * C), im->y + (2 * r + 1) * im->hh / (2 * R));
+}
+
+static void assert_rgb(const unsigned char *p, unsigned r, unsigned g, unsigned b)
+{
+	if (p[0] != r || p[1] != g || p[2] != b)
+		fail_msg("pixel (%u, %u, %u), expected (%u, %u, %u)", p[0], p[1], p[2], r, g, b);
+}
+
+/* Render data (ndim, shape) with opts to a fresh file; returns its path
+ * (caller frees), or NULL with *err filled when the writer refused. */
+static char *render(const void *data, enum pe_dtype dt, int ndim, uint64_t a, uint64_t b,
+		    const struct pe_sink_opts *o, const struct pe_meta *meta, struct pe_error *err)
+{
+	char *path = pe_temp_path(".png");
+	FILE *fp;
+	struct pe_tensor t;
+	struct src s;
+	struct pe_sink *sink;
+	uint64_t shape[2] = { a, b };
+	int rc;
+
+	memset(&t, 0, sizeof t);
+	snprintf(t.name, sizeof t.name, "test");
+	t.dtype = dt;
+	t.fill = fill_from;
+	t.ctx = &s;
+	assert_int_equal(pe_tensor_shape(&t, ndim, shape, NULL), 0);
+	s.data = data;
+	s.cols = (size_t)t.cols;
+	fp = fopen(path, "wb");
+	assert_non_null(fp);
+	sink = pe_sink_new(PE_FMT_PNG, fp, o, err);
+	assert_non_null(sink);
+	rc = pe_pump(&t, 1, NULL, meta, sink, err);
+	pe_sink_destroy(sink);
+	assert_int_equal(fclose(fp), 0);
+	if (rc != 0) {
+		remove(path);
+		free(path);
+		return NULL;
+	}
+	return path;
+}
+
+static void render_decode(const void *data, enum pe_dtype dt, int ndim, uint64_t a, uint64_t b,
+			  const struct pe_sink_opts *o, const struct pe_meta *meta,
+			  struct image *im)
+{
+	struct pe_error err = { PE_OK, "" };
+	char *path = render(data, dt, ndim, a, b, o, meta, &err);
+
+	if (!path)
+		fail_msg("png writer failed: %s", err.msg);
+	decode(path, im);
+	remove(path);
+	free(path);
+}
+
+static float ramp16[16];
+
+static int setup(void **state)
+{
+	int i;
+
+	(void)state;
+	for (i = 0; i < 16; i++)
+		ramp16[i] = (float)i;
+	return 0;
+}
+
+/* 4 x 4 at the default size: each cell a 128-pixel square (512 / 4); the
+ * colour bar only widens the image. */
+static void test_sizes(void **state)
+{
+	struct pe_sink_opts o;
+	struct image with, without, small;
+
+	(void)state;
+	memset(&o, 0, sizeof o);
+	render_decode(ramp16, PE_F32, 2, 4, 4, &o, NULL, &with);
+	o.no_colorbar = 1;
+	render_decode(ramp16, PE_F32, 2, 4, 4, &o, NULL, &without);
+	assert_int_equal(with.hw, 512);
+	assert_int_equal(with.hh, 512);
+	assert_int_equal(without.hw, 512);
+	assert_int_equal(without.hh, 512);
+	assert_true(with.w > without.w + 8);
+	assert_int_equal(with.h, without.h);
+	assert_true(without.w > 512 && without.h > 512);
+	/* --size 30: the largest whole factor is 7, so 28 x 28 */
+	o.size = 30;
+	render_decode(ramp16, PE_F32, 2, 4, 4, &o, NULL, &small);
+	assert_int_equal(small.hw, 28);
+	assert_int_equal(small.hh, 28);
+	image_free(&with);
+	image_free(&without);
+	image_free(&small);
+}
+
+/* Every pixel of a cell has the cell's colour (square, sharp cells). */
+static void test_cells_sharp(void **state)
+{
+	struct pe_sink_opts o;
+	struct image im;
+	int x, y;
+	const unsigned char *p, *q;
+
+	(void)state;
+	memset(&o, 0, sizeof o);
+	o.size = 40;
+	render_decode(ramp16, PE_F32, 2, 4, 4, &o, NULL, &im);
+	assert_int_equal(im.hw, 40);
+	for (y = 0; y < 40; y++) {
+		for (x = 0; x < 40; x++) {
+			p = pixel(&im, im.x + x, im.y + y);
+			q = pixel(&im, im.x + x / 10 * 10, im.y + y / 10 * 10);
+			assert_memory_equal(p, q, 3);
+		}
+	}
+	image_free(&im);
+}
+
+/* The minimum is the map's first colour, the maximum its last (published
+ * values, bytes by truncation as matplotlib's bytes=True: viridis[255] =
+ * (0.993248, 0.906157, 0.143936) is #FDE725 rounded but (253, 231, 36),
+ * #FDE724, truncated). */
+static void test_end_colours(void **state)
+{
+	struct pe_sink_opts o;
+	struct image im;
+
+	(void)state;
+	memset(&o, 0, sizeof o);
+	render_decode(ramp16, PE_F32, 2, 4, 4, &o, NULL, &im);
+	assert_rgb(cell(&im, 0, 0, 4, 4), 0x44, 0x01, 0x54);	/* viridis #440154 */
+	assert_rgb(cell(&im, 3, 3, 4, 4), 0xFD, 0xE7, 0x24);	/* viridis #FDE724 */
+	image_free(&im);
+
+	o.cmap = pe_colormap_by_name("magma");
+	render_decode(ramp16, PE_F32, 2, 4, 4, &o, NULL, &im);
+	/* (0.001462, 0.000466, 0.013866) and (0.987053, 0.991438, 0.749504) x 255 */
+	assert_rgb(cell(&im, 0, 0, 4, 4), 0, 0, 3);
+	assert_rgb(cell(&im, 3, 3, 4, 4), 251, 252, 191);
+	image_free(&im);
+
+	/* outside an explicit range: the end colours */
+	o.cmap = pe_colormap_by_name("viridis");
+	o.has_vmin = o.has_vmax = 1;
+	o.vmin = 3;
+	o.vmax = 12;
+	render_decode(ramp16, PE_F32, 2, 4, 4, &o, NULL, &im);
+	assert_rgb(cell(&im, 0, 1, 4, 4), 0x44, 0x01, 0x54);
+	assert_rgb(cell(&im, 3, 2, 4, 4), 0xFD, 0xE7, 0x24);
+	image_free(&im);
+}
+
+/* NaN cells are magenta and do not count towards the range. */
+static void test_nan(void **state)
+{
+	float v[4] = { NAN, -2.0f, 5.0f, 1.0f };
+	struct pe_sink_opts o;
+	struct image im;
+	cJSON *x;
+
+	(void)state;
+	memset(&o, 0, sizeof o);
+	render_decode(v, PE_F32, 2, 2, 2, &o, NULL, &im);
+	assert_rgb(cell(&im, 0, 0, 2, 2), 0xFF, 0x00, 0xFF);
+	assert_rgb(cell(&im, 0, 1, 2, 2), 0x44, 0x01, 0x54);
+	assert_rgb(cell(&im, 1, 0, 2, 2), 0xFD, 0xE7, 0x24);
+	x = cJSON_GetObjectItem(im.heatmap, "vmin");
+	assert_close(x->valuedouble, -2, 0, 0);
+	x = cJSON_GetObjectItem(im.heatmap, "vmax");
+	assert_close(x->valuedouble, 5, 0, 0);
+	image_free(&im);
+}
+
+/* Software, posenc:meta (valid JSON with the parameters), no time stamp. */
+static void test_text_chunks(void **state)
+{
+	struct pe_sink_opts o;
+	struct pe_meta meta;
+	struct image im;
+	cJSON *j, *x;
+
+	(void)state;
+	memset(&o, 0, sizeof o);
+	pe_meta_init(&meta);
+	pe_meta_str(&meta, "kind", "sinusoidal");
+	pe_meta_int(&meta, "dim", 4);
+	pe_meta_num(&meta, "base", 10000);
+	render_decode(ramp16, PE_F32, 2, 4, 4, &o, &meta, &im);
+	pe_meta_free(&meta);
+	assert_string_equal(im.software, "posenc 0.1.0");
+	assert_false(im.has_time);
+	assert_non_null(im.meta);
+	j = cJSON_Parse(im.meta);
+	assert_non_null(j);
+	x = cJSON_GetObjectItem(j, "kind");
+	assert_true(cJSON_IsString(x));
+	assert_string_equal(x->valuestring, "sinusoidal");
+	x = cJSON_GetObjectItem(j, "dim");
+	assert_true(cJSON_IsNumber(x) && x->valuedouble == 4);
+	x = cJSON_GetObjectItem(j, "base");
+	assert_true(cJSON_IsNumber(x) && x->valuedouble == 10000);
+	cJSON_Delete(j);
+	x = cJSON_GetObjectItem(im.heatmap, "cmap");
+	assert_string_equal(x->valuestring, "viridis");
+	image_free(&im);
+}
+
+/* 4 x 4 to 2 x 2: each pixel the mean of a 2 x 2 block.  Values 0..15
+ * row-major, range [0, 15]: means 2.5, 4.5, 10.5, 12.5, colour indices
+ * floor(256 * mean / 15) = 42, 76, 179, 213. */
+static void test_downsample_averages(void **state)
+{
+	static const int want[4] = { 42, 76, 179, 213 };
+	struct pe_sink_opts o;
+	struct image im;
+	unsigned char lut[768];
+	int k;
+
+	(void)state;
+	memset(&o, 0, sizeof o);
+	o.size = 2;
+	o.no_colorbar = 1;
+	o.has_vmin = o.has_vmax = 1;
+	o.vmin = 0;
+	o.vmax = 15;
+	render_decode(ramp16, PE_F32, 2, 4, 4, &o, NULL, &im);
+	assert_int_equal(im.hw, 2);
+	assert_int_equal(im.hh, 2);
+	pe_colormap_lut(pe_colormap_by_name("viridis"), lut);
+	for (k = 0; k < 4; k++)
+		assert_memory_equal(pixel(&im, im.x + k % 2, im.y + k / 2), lut + 3 * want[k], 3);
+	image_free(&im);
+}
+
+/* A long matrix is averaged down to exactly --size on its longer side. */
+static void test_downsample_shape(void **state)
+{
+	float *v = calloc(1000 * 10, sizeof *v);
+	struct pe_sink_opts o;
+	struct image im;
+
+	(void)state;
+	assert_non_null(v);
+	v[0] = 1;
+	memset(&o, 0, sizeof o);
+	o.size = 100;
+	render_decode(v, PE_F32, 2, 1000, 10, &o, NULL, &im);
+	assert_int_equal(im.hh, 100);
+	assert_int_equal(im.hw, 1);
+	image_free(&im);
+	free(v);
+}
+
+/* A vector is one row of cells, a strip at least 32 pixels tall. */
+static void test_vector(void **state)
+{
+	float v[5] = { 0, 1, 2, 3, 4 };
+	struct pe_sink_opts o;
+	struct image im;
+
+	(void)state;
+	memset(&o, 0, sizeof o);
+	o.size = 50;
+	render_decode(v, PE_F32, 1, 5, 0, &o, NULL, &im);
+	assert_int_equal(im.hw, 50);
+	assert_int_equal(im.hh, 32);
+	assert_rgb(pixel(&im, im.x + 2, im.y + 30), 0x44, 0x01, 0x54);
+	assert_rgb(pixel(&im, im.x + 45, im.y + 1), 0xFD, 0xE7, 0x24);
+	image_free(&im);
+}
+
+/* Integer results (bucket ids) are drawn too. */
+static void test_int32(void **state)
+{
+	int32_t v[6] = { 7, 8, 9, 10, 11, 31 };
+	struct pe_sink_opts o;
+	struct image im;
+
+	(void)state;
+	memset(&o, 0, sizeof o);
+	render_decode(v, PE_I32, 2, 2, 3, &o, NULL, &im);
+	assert_rgb(cell(&im, 0, 0, 2, 3), 0x44, 0x01, 0x54);
+	assert_rgb(cell(&im, 1, 2, 2, 3), 0xFD, 0xE7, 0x24);
+	image_free(&im);
+}
+
+/* A constant matrix: the first colour everywhere (matplotlib's rule). */
+static void test_constant(void **state)
+{
+	float v[4] = { 3, 3, 3, 3 };
+	struct pe_sink_opts o;
+	struct image im;
+
+	(void)state;
+	memset(&o, 0, sizeof o);
+	render_decode(v, PE_F32, 2, 2, 2, &o, NULL, &im);
+	assert_rgb(cell(&im, 1, 1, 2, 2), 0x44, 0x01, 0x54);
+	image_free(&im);
+}
+
+/* The same input gives the same pixels and text. */
+static void test_deterministic(void **state)
+{
+	struct pe_sink_opts o;
+	struct image a, b;
+
+	(void)state;
+	memset(&o, 0, sizeof o);
+	o.title = "same twice";
+	render_decode(ramp16, PE_F32, 2, 4, 4, &o, NULL, &a);
+	render_decode(ramp16, PE_F32, 2, 4, 4, &o, NULL, &b);
+	assert_int_equal(a.w, b.w);
+	assert_int_equal(a.h, b.h);
+	assert_memory_equal(a.rgb, b.rgb, (size_t)a.w * (size_t)a.h * 3);
+	assert_int_equal(a.ntext, 4);
+	image_free(&a);
+	image_free(&b);
+}
+
+/* --vmin alone at or above the data's maximum cannot make a range. */
+static void test_refusals(void **state)
+{
+	struct pe_error err = { PE_OK, "" };
+	struct pe_sink_opts o;
+	char *path;
+
+	(void)state;
+	memset(&o, 0, sizeof o);
+	o.has_vmin = 1;
+	o.vmin = 15;
+	path = render(ramp16, PE_F32, 2, 4, 4, &o, NULL, &err);
+	assert_null(path);
+	assert_int_equal(err.code, PE_ERR_USAGE);
+	assert_non_null(strstr(err.msg, "--vmin"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sizes),
+		cmocka_unit_test(test_cells_sharp),
+		cmocka_unit_test(test_end_colours),
+		cmocka_unit_test(test_nan),
+		cmocka_unit_test(test_text_chunks),
+		cmocka_unit_test(test_downsample_averages),
+		cmocka_unit_test(test_downsample_shape),
+		cmocka_unit_test(test_vector),
+		cmocka_unit_test(test_int32),
+		cmocka_unit_test(test_constant),
+		cmocka_unit_test(test_deterministic),
+		cmocka_unit_test(test_refusals),
+	};
+
+	return cmocka_run_group_tests(tests, setup, NULL);
+}
