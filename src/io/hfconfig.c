@@ -73,7 +73,9 @@ static int number(struct ctx *c, const cJSON *obj, const char *dict, const char 
 		*present = 0;
 	if (!v)
 		return 0;
-	if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble))
+	if (!cJSON_IsNumber(v))
+		return bad(c, dict, key, "a number", v);
+	if (!isfinite(v->valuedouble))
 		return bad(c, dict, key, "a finite number", v);
 	d = v->valuedouble;
 	switch (kind) {

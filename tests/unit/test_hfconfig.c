@@ -1,0 +1,263 @@
+/*
+ * The config.json reader: the files in tests/data (one per rope type, a v5
+ * rope_parameters one, GPT-NeoX and GPT-J) resolve as transformers
+ * resolves them; bad files give one PE_ERR_DATA line naming the field.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/hfconfig.h"
+#include "testutil.h"
+
+static void read_ok(const char *rel, struct pe_hfconfig *c)
+{
+	struct pe_error err = { PE_OK, "" };
+
+	if (pe_hfconfig_read(pe_source_path(rel), c, &err) != 0)
+		fail_msg("%s: %s", rel, err.msg);
+}
+
+/* parse text, expect a data error whose message contains want */
+static void parse_bad(const char *text, const char *want)
+{
+	struct pe_hfconfig c;
+	struct pe_error err = { PE_OK, "" };
+
+	assert_int_equal(pe_hfconfig_parse(text, strlen(text), "x.json", &c, &err), -1);
+	pe_hfconfig_free(&c);
+	if (err.code != PE_ERR_DATA || !strstr(err.msg, want) || strchr(err.msg, '\n'))
+		fail_msg("for %s: got '%s', wanted '%s'", text, err.msg, want);
+}
+
+static void test_default(void **state)
+{
+	struct pe_hfconfig c;
+
+	(void)state;
+	read_ok("tests/data/rope_default.json", &c);
+	assert_true(c.has_rope);
+	assert_int_equal(c.scaling, PE_ROPE_NONE);
+	assert_true(c.theta == 10000.0);
+	assert_int_equal(c.head_dim, 128);
+	assert_true(c.partial_rotary_factor == 1.0);
+	assert_int_equal(c.max_positions, 4096);
+	pe_hfconfig_free(&c);
+}
+
+static void test_linear_legacy_type(void **state)
+{
+	struct pe_hfconfig c;
+
+	(void)state;
+	read_ok("tests/data/rope_linear.json", &c);
+	assert_int_equal(c.scaling, PE_ROPE_LINEAR);
+	assert_true(c.factor == 4.0);
+	assert_int_equal(c.head_dim, 128);
+	pe_hfconfig_free(&c);
+}
+
+static void test_dynamic(void **state)
+{
+	struct pe_hfconfig c;
+
+	(void)state;
+	read_ok("tests/data/rope_dynamic.json", &c);
+	assert_int_equal(c.scaling, PE_ROPE_DYNAMIC);
+	assert_true(c.factor == 2.0);
+	/* dynamic scales relative to max_position_embeddings */
+	assert_int_equal(c.original_max, 2048);
+	pe_hfconfig_free(&c);
+}
+
+static void test_yarn(void **state)
+{
+	struct pe_hfconfig c;
+
+	(void)state;
+	read_ok("tests/data/rope_yarn.json", &c);
+	assert_int_equal(c.scaling, PE_ROPE_YARN);
+	assert_true(c.factor == 4.0);
+	assert_int_equal(c.original_max, 4096);
+	assert_int_equal(c.truncate, -1);
+	assert_true(isnan(c.attention_factor));
+	pe_hfconfig_free(&c);
+}
+
+static void test_llama3(void **state)
+{
+	struct pe_hfconfig c;
+
+	(void)state;
+	read_ok("tests/data/rope_llama3.json", &c);
+	assert_int_equal(c.scaling, PE_ROPE_LLAMA3);
+	assert_true(c.theta == 500000.0 && c.factor == 8.0);
+	assert_true(c.low_freq_factor == 1.0 && c.high_freq_factor == 4.0);
+	assert_int_equal(c.original_max, 8192);
+	assert_int_equal(c.head_dim, 128);
+	pe_hfconfig_free(&c);
+}
+
+static void test_longrope(void **state)
+{
+	struct pe_hfconfig c;
+
+	(void)state;
+	read_ok("tests/data/rope_longrope.json", &c);
+	assert_int_equal(c.scaling, PE_ROPE_LONGROPE);
+	assert_int_equal(c.head_dim, 96);
+	assert_int_equal(c.nshort, 48);
+	assert_int_equal(c.nlong, 48);
+	assert_true(c.long_factor[2] == 2.0);
+	/* Phi-3: the top-level original_max_position_embeddings, factor
+	 * derived as max / original = 131072 / 4096 */
+	assert_int_equal(c.original_max, 4096);
+	assert_true(c.factor == 32.0);
+	pe_hfconfig_free(&c);
+}
+
+static void test_v5_parameters(void **state)
+{
+	struct pe_hfconfig c;
+
+	(void)state;
+	read_ok("tests/data/rope_v5.json", &c);
+	assert_string_equal(c.dict, "rope_parameters");
+	assert_int_equal(c.scaling, PE_ROPE_YARN);
+	assert_true(c.theta == 1000000.0);
+	assert_true(c.partial_rotary_factor == 0.5);
+	assert_int_equal(c.truncate, 0);
+	assert_true(c.beta_fast == 16.0 && c.beta_slow == 0.0);
+	assert_int_equal(c.original_max, 8192);
+	pe_hfconfig_free(&c);
+}
+
+static void test_gpt_neox(void **state)
+{
+	struct pe_hfconfig c;
+
+	(void)state;
+	read_ok("tests/data/rope_neox.json", &c);
+	assert_true(c.partial_rotary_factor == 0.25);
+	assert_false(c.partial_default);
+	assert_int_equal(c.head_dim, 64);
+	assert_true(c.theta == 10000.0);
+	pe_hfconfig_free(&c);
+	read_ok("tests/data/rope_neox_nopct.json", &c);
+	assert_true(c.partial_rotary_factor == 0.25);
+	assert_true(c.partial_default);
+	pe_hfconfig_free(&c);
+}
+
+static void test_gptj(void **state)
+{
+	struct pe_hfconfig c;
+
+	(void)state;
+	read_ok("tests/data/rope_gptj.json", &c);
+	assert_int_equal(c.rotary_dim, 64);
+	assert_int_equal(c.head_dim, 256);
+	assert_true(c.interleaved);
+	pe_hfconfig_free(&c);
+}
+
+static void test_bad_files(void **state)
+{
+	struct pe_hfconfig c;
+	struct pe_error err;
+	const struct {
+		const char *file, *want;
+	} bad[] = {
+		{ "tests/data/rope_bad_missing.json", "is missing" },
+		{ "tests/data/rope_bad_type.json", "rope_theta must be a number, got '\"10000\"'" },
+		{ "tests/data/rope_bad_factor.json", "rope_scaling.factor must be a number" },
+		{ "tests/data/rope_bad_unknown.json", "rope_type 'su'" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		assert_int_equal(pe_hfconfig_read(pe_source_path(bad[i].file), &c, &err), -1);
+		pe_hfconfig_free(&c);
+		assert_int_equal(err.code, PE_ERR_DATA);
+		if (!strstr(err.msg, bad[i].want))
+			fail_msg("%s: got '%s'", bad[i].file, err.msg);
+	}
+	read_ok("tests/data/rope_bad_norope.json", &c);
+	assert_false(c.has_rope);
+	pe_hfconfig_free(&c);
+	assert_int_equal(pe_hfconfig_read("/nonexistent/config.json", &c, &err), -1);
+	assert_int_equal(err.code, PE_ERR_IO);
+	pe_hfconfig_free(&c);
+}
+
+static void test_bad_values(void **state)
+{
+	(void)state;
+	parse_bad("", "not valid JSON");
+	parse_bad("{\"rope_theta\": 1e4,", "not valid JSON");
+	parse_bad("[1, 2]", "not a JSON object");
+	parse_bad("{\"rope_theta\": -5}", "rope_theta must be a positive number");
+	parse_bad("{\"rope_theta\": 1e999}", "rope_theta must be a finite number");
+	parse_bad("{\"rope_theta\": 1e4, \"head_dim\": 64.5}", "head_dim must be a positive integer");
+	parse_bad("{\"rope_theta\": 1e4, \"max_position_embeddings\": -1}",
+		  "max_position_embeddings must be a positive integer");
+	parse_bad("{\"rope_scaling\": {\"type\": \"linear\"}}", "rope_scaling.factor is missing");
+	parse_bad("{\"rope_scaling\": {\"rope_type\": 3}}", "rope_scaling.rope_type must be a string");
+	parse_bad("{\"rope_scaling\": [1]}", "rope_scaling must be an object");
+	parse_bad("{\"rope_scaling\": {\"type\": \"yarn\", \"factor\": 2, \"truncate\": 1}, "
+		  "\"max_position_embeddings\": 8}", "rope_scaling.truncate must be true or false");
+	parse_bad("{\"head_dim\": 8, \"max_position_embeddings\": 8, \"rope_scaling\": "
+		  "{\"type\": \"longrope\", \"short_factor\": [1, 2, 3, 4], \"long_factor\": [1, 2]}}",
+		  "long_factor has 2 values, rotary width 8 needs 4");
+	parse_bad("{\"rope_scaling\": {\"type\": \"longrope\", \"short_factor\": [1, \"x\"]}}",
+		  "short_factor must be a list of positive numbers (item 1)");
+	parse_bad("{\"rope_scaling\": {\"type\": \"llama3\", \"factor\": 8, \"low_freq_factor\": 1}, "
+		  "\"max_position_embeddings\": 8192}", "high_freq_factor is missing");
+	parse_bad("{\"rope_theta\": 1e4, \"partial_rotary_factor\": 1.5}", "at most 1");
+}
+
+/* the size bound: a file over 16 MiB is refused before parsing */
+static void test_too_large(void **state)
+{
+	char *path = pe_temp_path(".json");
+	struct pe_hfconfig c;
+	struct pe_error err;
+	FILE *fp;
+	size_t i;
+
+	(void)state;
+	fp = fopen(path, "wb");
+	assert_non_null(fp);
+	fputs("{\"x\": \"", fp);
+	for (i = 0; i < (PE_HFCONFIG_MAX_BYTES >> 10) + 1; i++)
+		fprintf(fp, "%01024d", 0);
+	fputs("\"}", fp);
+	fclose(fp);
+	assert_int_equal(pe_hfconfig_read(path, &c, &err), -1);
+	assert_int_equal(err.code, PE_ERR_DATA);
+	assert_non_null(strstr(err.msg, "larger than 16 MiB"));
+	pe_hfconfig_free(&c);
+	remove(path);
+	free(path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_default),
+		cmocka_unit_test(test_linear_legacy_type),
+		cmocka_unit_test(test_dynamic),
+		cmocka_unit_test(test_yarn),
+		cmocka_unit_test(test_llama3),
+		cmocka_unit_test(test_longrope),
+		cmocka_unit_test(test_v5_parameters),
+		cmocka_unit_test(test_gpt_neox),
+		cmocka_unit_test(test_gptj),
+		cmocka_unit_test(test_bad_files),
+		cmocka_unit_test(test_bad_values),
+		cmocka_unit_test(test_too_large),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

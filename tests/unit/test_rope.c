@@ -1,0 +1,418 @@
+/*
+ * RoPE tables against closed forms computed here in long double (tolerance:
+ * 1 float32 ulp for the exact mode; in practice every value is the
+ * correctly rounded one), the worked YaRN / llama3 numbers of the research
+ * notes (section 3.3), and invariants: cos^2 + sin^2 = attention^2, half vs
+ * interleaved is a column permutation, linear scaling = positions / factor.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/rope.h"
+#include "testutil.h"
+
+static struct pe_rope_params params(uint64_t n, uint64_t R)
+{
+	struct pe_rope_params p;
+
+	pe_rope_defaults(&p);
+	p.positions = n;
+	p.rotary_dim = R;
+	return p;
+}
+
+/* the whole table t of r: malloc'd */
+static float *table(struct pe_rope *r, enum pe_rope_table t)
+{
+	struct pe_error err;
+	struct pe_tensor ten;
+	float *v;
+
+	assert_int_equal(pe_rope_tensor(r, t, &ten, &err), 0);
+	v = malloc((size_t)(ten.rows * ten.cols) * sizeof *v);
+	assert_non_null(v);
+	assert_int_equal(ten.fill(ten.ctx, 0, (size_t)ten.rows, v, &err), 0);
+	return v;
+}
+
+static void init_ok(struct pe_rope *r, const struct pe_rope_params *p)
+{
+	struct pe_error err = { PE_OK, "" };
+
+	if (pe_rope_init(r, p, &err) != 0)
+		fail_msg("pe_rope_init: %s", err.msg);
+}
+
+static void test_golden_d4(void **state)
+{
+	struct pe_rope_params p = params(2, 4);
+	struct pe_rope r;
+	float *c, *s, *inv;
+
+	(void)state;
+	init_ok(&r, &p);
+	c = table(&r, PE_ROPE_COS);
+	s = table(&r, PE_ROPE_SIN);
+	inv = table(&r, PE_ROPE_INV_FREQ);
+	/* frequencies 1 and 1/100; half layout cat(f, f) */
+	assert_true(inv[0] == 1.0f && inv[1] == 0.01f);
+	assert_true(c[0] == 1.0f && c[3] == 1.0f && s[0] == 0.0f);
+	assert_true(c[4] == (float)cos(1.0) && c[5] == (float)cos(0.01) && c[6] == (float)cos(1.0) &&
+		    c[7] == (float)cos(0.01));
+	assert_true(s[4] == (float)sin(1.0) && s[5] == (float)sin(0.01));
+	free(c);
+	free(s);
+	free(inv);
+	pe_rope_free(&r);
+}
+
+/* exact mode against long double sin/cos of p * theta^(-2j/R) */
+static void test_exact_vs_long_double(void **state)
+{
+	const uint64_t R[] = { 2, 64, 96, 128 };
+	const int64_t off[] = { 0, 37, -500, 100000 };
+	size_t t, i, j;
+	int64_t worst = 0;
+
+	(void)state;
+	for (t = 0; t < 4; t++) {
+		struct pe_rope_params p = params(700, R[t]);
+		struct pe_rope r;
+		float *c, *s;
+
+		p.offset = off[t];
+		p.theta = t == 3 ? 500000.0 : 10000.0;
+		init_ok(&r, &p);
+		c = table(&r, PE_ROPE_COS);
+		s = table(&r, PE_ROPE_SIN);
+		for (i = 0; i < 700; i++) {
+			for (j = 0; j < R[t] / 2; j++) {
+				long double f = powl((long double)p.theta,
+						     -(long double)(2 * j) / (long double)R[t]);
+				long double a = (long double)(off[t] + (int64_t)i) * f;
+				int64_t d1 = pe_ulp_diff(c[i * R[t] + j], (float)cosl(a));
+				int64_t d2 = pe_ulp_diff(s[i * R[t] + j + R[t] / 2], (float)sinl(a));
+
+				worst = d1 > worst ? d1 : worst;
+				worst = d2 > worst ? d2 : worst;
+			}
+		}
+		free(c);
+		free(s);
+		pe_rope_free(&r);
+	}
+	assert_true(worst <= 1);
+}
+
+/* interleaved column 2j and 2j+1 hold what half holds in j and j + R/2 */
+static void test_layout_permutation(void **state)
+{
+	struct pe_rope_params p = params(300, 64);
+	struct pe_rope h, in;
+	float *a, *b;
+	size_t i, j;
+
+	(void)state;
+	p.scaling = PE_ROPE_YARN;
+	p.factor = 4;
+	p.original_max = 64;
+	init_ok(&h, &p);
+	p.layout = PE_ROPE_INTERLEAVED;
+	init_ok(&in, &p);
+	a = table(&h, PE_ROPE_SIN);
+	b = table(&in, PE_ROPE_SIN);
+	for (i = 0; i < 300; i++)
+		for (j = 0; j < 32; j++) {
+			assert_true(b[i * 64 + 2 * j] == a[i * 64 + j]);
+			assert_true(b[i * 64 + 2 * j + 1] == a[i * 64 + j + 32]);
+		}
+	free(a);
+	free(b);
+	pe_rope_free(&h);
+	pe_rope_free(&in);
+}
+
+/* cos^2 + sin^2 = attention^2 (yarn: 0.1 ln 4 + 1) */
+static void test_pythagoras_attention(void **state)
+{
+	struct pe_rope_params p = params(500, 128);
+	struct pe_rope r;
+	float *c, *s;
+	size_t k;
+
+	(void)state;
+	p.scaling = PE_ROPE_YARN;
+	p.factor = 4;
+	p.original_max = 4096;
+	init_ok(&r, &p);
+	assert_close(r.attention, 0.1 * log(4.0) + 1.0, 0, 1e-15);
+	c = table(&r, PE_ROPE_COS);
+	s = table(&r, PE_ROPE_SIN);
+	assert_true(c[0] == (float)r.attention);
+	for (k = 0; k < 500 * 128; k++)
+		assert_close((double)c[k] * (double)c[k] + (double)s[k] * (double)s[k], r.attention * r.attention,
+			     0, 3e-7);
+	free(c);
+	free(s);
+	pe_rope_free(&r);
+}
+
+/* linear: the table at position 4p is the unscaled table at p */
+static void test_linear_is_positions_over_factor(void **state)
+{
+	struct pe_rope_params p = params(4000, 64);
+	struct pe_rope lin, base;
+	float *a, *b;
+	size_t i, j;
+
+	(void)state;
+	init_ok(&base, &p);
+	p.scaling = PE_ROPE_LINEAR;
+	p.factor = 4;
+	init_ok(&lin, &p);
+	a = table(&lin, PE_ROPE_COS);
+	b = table(&base, PE_ROPE_COS);
+	for (i = 0; i < 1000; i++)
+		for (j = 0; j < 64; j++)
+			assert_true(pe_ulp_diff(a[4 * i * 64 + j], b[i * 64 + j]) <= 1);
+	for (j = 0; j < 32; j++)
+		assert_close((double)lin.inv[j], (double)base.inv[j] / 4, 0, 1e-18);
+	free(a);
+	free(b);
+	pe_rope_free(&lin);
+	pe_rope_free(&base);
+}
+
+/* section 3.3: head_dim 128, base 1e4, factor 4, L0 4096 -> low 20, high 46 */
+static void test_yarn_worked(void **state)
+{
+	struct pe_rope_params p = params(1, 128);
+	struct pe_rope r;
+	long double inv0;
+	size_t j;
+
+	(void)state;
+	p.scaling = PE_ROPE_YARN;
+	p.factor = 4;
+	p.original_max = 4096;
+	init_ok(&r, &p);
+	assert_true(r.yarn_low == 20 && r.yarn_high == 46);
+	assert_close(r.attention, 1.1386294361, 1e-10, 0);
+	for (j = 0; j < 64; j++) {
+		long double ramp = ((long double)j - 20) / 26;
+
+		ramp = ramp < 0 ? 0 : ramp > 1 ? 1 : ramp;
+		inv0 = powl(10000.0L, -(long double)(2 * j) / 128);
+		assert_close((double)r.inv[j], (double)(inv0 / 4 * ramp + inv0 * (1 - ramp)), 0,
+			     1e-17);
+	}
+	inv0 = powl(10000.0L, -66.0L / 128);
+	assert_close((double)r.inv[33], (double)(inv0 * 0.625L), 0, 1e-17);
+	pe_rope_free(&r);
+
+	/* without truncation the range stays fractional: 20.94 .. 45.03 */
+	p.truncate = 0;
+	init_ok(&r, &p);
+	assert_close(r.yarn_low, 20.94, 0.01, 0);
+	assert_close(r.yarn_high, 45.03, 0.01, 0);
+	pe_rope_free(&r);
+
+	/* mscale / mscale_all_dim (DeepSeek): g(f, m) / g(f, m_all) */
+	p.truncate = 1;
+	p.mscale = 1.0;
+	p.mscale_all_dim = 0.707;
+	init_ok(&r, &p);
+	assert_close(r.attention, (0.1 * log(4.0) + 1) / (0.1 * 0.707 * log(4.0) + 1), 0, 1e-15);
+	pe_rope_free(&r);
+	p.attention_factor = 1.5;
+	init_ok(&r, &p);
+	assert_true(r.attention == 1.5);
+	pe_rope_free(&r);
+}
+
+/* Llama 3.1 (dim 128, theta 5e5, factor 8): 29 high, 6 medium, 29 low */
+static void test_llama3_bands(void **state)
+{
+	struct pe_rope_params p = params(1, 128);
+	struct pe_rope r;
+	size_t j, hi = 0, lo = 0, mid = 0;
+
+	(void)state;
+	p.theta = 500000;
+	p.scaling = PE_ROPE_LLAMA3;
+	p.factor = 8;
+	p.original_max = 8192;
+	init_ok(&r, &p);
+	for (j = 0; j < 64; j++) {
+		long double inv0 = powl(500000.0L, -(long double)(2 * j) / 128);
+		long double lambda = 2 * 3.14159265358979323846264L / inv0, s;
+
+		if (r.inv[j] == inv0) {
+			hi++;
+		} else if (r.inv[j] == inv0 / 8) {
+			lo++;
+		} else {
+			mid++;
+			s = (8192 / lambda - 1) / 3;
+			assert_true(s > 0 && s < 1);
+			assert_close((double)r.inv[j], (double)((1 - s) * inv0 / 8 + s * inv0), 0,
+				     1e-17);
+		}
+	}
+	assert_int_equal(hi, 29);
+	assert_int_equal(mid, 6);
+	assert_int_equal(lo, 29);
+	pe_rope_free(&r);
+}
+
+static void test_dynamic(void **state)
+{
+	struct pe_rope_params p = params(2048, 64);
+	struct pe_rope r;
+	long double b;
+
+	(void)state;
+	p.scaling = PE_ROPE_DYNAMIC;
+	p.factor = 2;
+	p.original_max = 2048;
+	init_ok(&r, &p);
+	/* seq_len = 2048 <= L0: unscaled, as HF before the sequence grows */
+	assert_true(r.dynamic_theta == 10000.0);
+	assert_true(r.inv[1] == powl(10000.0L, -2.0L / 64));
+	pe_rope_free(&r);
+	p.seq_len = 8192;
+	init_ok(&r, &p);
+	b = 10000.0L * powl(2.0L * 8192 / 2048 - 1, 64.0L / 62);
+	assert_close(r.dynamic_theta, (double)b, 0, 1e-15);
+	assert_close((double)r.inv[5], (double)powl(b, -10.0L / 64), 0, 1e-17);
+	pe_rope_free(&r);
+}
+
+static void test_longrope(void **state)
+{
+	double sf[4] = { 1, 1.5, 2, 3 }, lf[4] = { 2, 4, 8, 16 };
+	struct pe_rope_params p = params(100, 8);
+	struct pe_rope r;
+	size_t j;
+
+	(void)state;
+	p.scaling = PE_ROPE_LONGROPE;
+	p.short_factor = sf;
+	p.long_factor = lf;
+	p.nshort = p.nlong = 4;
+	p.original_max = 4096;
+	p.factor = 32;
+	init_ok(&r, &p);
+	assert_false(r.use_long);
+	assert_close(r.attention, sqrt(1 + log(32.0) / log(4096.0)), 0, 1e-15);
+	for (j = 0; j < 4; j++)
+		assert_close((double)r.inv[j], 1 / (sf[j] * pow(10000.0, 2.0 * j / 8)), 0, 1e-15);
+	pe_rope_free(&r);
+	p.seq_len = 4097;
+	init_ok(&r, &p);
+	assert_true(r.use_long);
+	for (j = 0; j < 4; j++)
+		assert_close((double)r.inv[j], 1 / (lf[j] * pow(10000.0, 2.0 * j / 8)), 0, 1e-15);
+	pe_rope_free(&r);
+}
+
+/* float32 mode: a float32 inv_freq within an ulp of the exact one, angles
+ * = fl(fl(p) * inv), and the table drifts from the exact one like p 2^-24 */
+static void test_float32_emulation(void **state)
+{
+	struct pe_rope_params p = params(2048, 128);
+	struct pe_rope ex, f;
+	float *a, *b, *ang;
+	double worst = 0, d;
+	size_t k, j;
+
+	(void)state;
+	init_ok(&ex, &p);
+	p.precision = PE_ROPE_FLOAT32;
+	init_ok(&f, &p);
+	for (j = 0; j < 64; j++) {
+		float hf = 1.0f / pe_f32_pow(10000.0f, (float)(2 * j) / 128.0f);
+
+		assert_true(f.inv32[j] == hf);
+		assert_true(pe_ulp_diff(f.inv32[j], (float)ex.inv[j]) <= 1);
+	}
+	a = table(&ex, PE_ROPE_COS);
+	b = table(&f, PE_ROPE_COS);
+	ang = table(&f, PE_ROPE_ANGLES);
+	for (k = 0; k < 2048 * 128; k++) {
+		d = fabs((double)a[k] - (double)b[k]);
+		worst = d > worst ? d : worst;
+	}
+	/* measured: 1.15e-4 at p < 2048 (R 128, theta 1e4) */
+	assert_true(worst > 1e-5 && worst < 2e-4);
+	assert_true(ang[1999 * 128 + 3] == (float)(1999.0 * (double)f.inv32[3]));
+	assert_true(b[1999 * 128 + 3] == (float)cos((double)ang[1999 * 128 + 3]));
+	free(a);
+	free(b);
+	free(ang);
+	pe_rope_free(&ex);
+	pe_rope_free(&f);
+}
+
+static void test_bad_params(void **state)
+{
+	struct pe_rope_params p;
+	struct pe_rope r;
+	struct pe_error err;
+	double one[3] = { 1, 1, 1 };
+
+	(void)state;
+	p = params(4, 7);
+	assert_int_equal(pe_rope_init(&r, &p, &err), -1);
+	assert_int_equal(err.code, PE_ERR_USAGE);
+	pe_rope_free(&r);
+	p = params(4, 8);
+	p.scaling = PE_ROPE_LINEAR;
+	assert_int_equal(pe_rope_init(&r, &p, &err), -1);
+	assert_non_null(strstr(err.msg, "--factor"));
+	pe_rope_free(&r);
+	p.scaling = PE_ROPE_YARN;
+	p.factor = 2;
+	assert_int_equal(pe_rope_init(&r, &p, &err), -1);
+	assert_non_null(strstr(err.msg, "--original-max-positions"));
+	pe_rope_free(&r);
+	p.scaling = PE_ROPE_LONGROPE;
+	p.original_max = 10;
+	p.short_factor = p.long_factor = one;
+	p.nshort = p.nlong = 3;
+	assert_int_equal(pe_rope_init(&r, &p, &err), -1);
+	assert_non_null(strstr(err.msg, "needs 4"));
+	pe_rope_free(&r);
+	p = params(4, 8);
+	p.scaling = PE_ROPE_LLAMA3;
+	p.factor = 8;
+	p.original_max = 8192;
+	p.low_freq_factor = 4;
+	p.high_freq_factor = 1;
+	assert_int_equal(pe_rope_init(&r, &p, &err), -1);
+	pe_rope_free(&r);
+	p = params(4, 8);
+	p.theta = NAN;
+	assert_int_equal(pe_rope_init(&r, &p, &err), -1);
+	pe_rope_free(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_golden_d4),
+		cmocka_unit_test(test_exact_vs_long_double),
+		cmocka_unit_test(test_layout_permutation),
+		cmocka_unit_test(test_pythagoras_attention),
+		cmocka_unit_test(test_linear_is_positions_over_factor),
+		cmocka_unit_test(test_yarn_worked),
+		cmocka_unit_test(test_llama3_bands),
+		cmocka_unit_test(test_dynamic),
+		cmocka_unit_test(test_longrope),
+		cmocka_unit_test(test_float32_emulation),
+		cmocka_unit_test(test_bad_params),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
