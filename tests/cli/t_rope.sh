@@ -1,0 +1,114 @@
+# posenc generate rope: tables, layouts, scalings, --from-config, errors.
+D=$(cd "$(dirname "$0")/.." && pwd)/data
+
+# data error: exit 1, one line naming the field, no output file
+data_error() {
+	what=$1
+	want=$2
+	shift 2
+	rm -f "$T/de.out"
+	run "$@" -o "$T/de.out"
+	check "$what: exit 1" [ "$status" -eq 1 ]
+	check "$what: one line" [ "$(wc -l <"$T/err")" -eq 1 ]
+	check "$what: message" grep -qF "$want" "$T/err"
+	check "$what: no output file" [ ! -e "$T/de.out" ]
+}
+
+run generate rope -n 2 -d 4
+check "rope default: exit 0" [ "$status" -eq 0 ]
+check "rope golden row 1 (half)" [ "$(sed -n 2p "$T/out")" = "0.5403023,0.99995,0.5403023,0.99995" ]
+run generate rope -n 2 -d 4 --layout interleaved --table sin
+check "rope interleaved sin row 1" [ "$(sed -n 2p "$T/out")" = "0.84147096,0.84147096,0.009999833,0.009999833" ]
+run generate rope -d 8 --table inv-freq
+check "inv-freq: one value per line" [ "$(tr '\n' ' ' <"$T/out")" = "1 0.1 0.01 0.001 " ]
+run generate rope -n 3 -d 4 --table angles --offset 10
+check "angles with offset" awk -F, 'NR == 1 && $1 == 10 && $2 == 0.1 && $3 == 10 && $4 == 0.1 { ok = 1 } END { exit !ok }' "$T/out"
+run generate rope -n 2 -d 8 --partial-rotary-factor 0.5 --table inv-freq
+check "partial rotary: R/2 values, denominator R" [ "$(tr '\n' ' ' <"$T/out")" = "1 0.01 " ]
+run generate rope -n 2 -d 4 --table all -f json
+check "all in json: three tensors" grep -q '"rope_cos".*' "$T/out"
+check "all in json: inv_freq 1-D" grep -q '"rope_inv_freq":{"shape":\[2\]' "$T/out"
+run generate rope -n 2 -d 4 --table all -f safetensors -o "$T/all.safetensors"
+check "all in safetensors" [ "$status" -eq 0 ]
+run generate rope -n 2 -d 4 --table all -f csv
+check "all in csv: refused" [ "$status" -eq 2 ]
+
+# yarn: attention factor 0.1 ln 4 + 1 in row 0 of cos
+run generate rope -n 1 -d 128 --scaling yarn --factor 4 --original-max-positions 4096
+check "yarn: row 0 = attention factor" [ "$(cut -d, -f1 "$T/out")" = "1.1386294" ]
+run generate rope -n 1 -d 128 --scaling yarn --factor 4 --original-max-positions 4096 -f json
+check "yarn: meta low/high" grep -q '"yarn_low":20,"yarn_high":46' "$T/out"
+run generate rope -n 1 -d 128 --scaling yarn --factor 4 --original-max-positions 4096 --no-truncate -f json
+check "yarn --no-truncate: fractional range" grep -q '"truncate":false,"yarn_low":20.9' "$T/out"
+# linear: the table at 4p is the unscaled table at p
+"$POSENC" generate rope -n 401 -d 16 --scaling linear --factor 4 | sed -n 401p >"$T/lin"
+"$POSENC" generate rope -n 101 -d 16 | sed -n '101p' >"$T/base"
+check "linear = positions / factor" cmp -s "$T/lin" "$T/base"
+# dynamic: unscaled until seq-len exceeds the original length
+"$POSENC" generate rope -n 8 -d 16 --scaling dynamic --factor 2 --original-max-positions 64 >"$T/dyn"
+"$POSENC" generate rope -n 8 -d 16 >"$T/plain"
+check "dynamic below L0 = unscaled" cmp -s "$T/dyn" "$T/plain"
+"$POSENC" generate rope -n 8 -d 16 --scaling dynamic --factor 2 --original-max-positions 64 --seq-len 128 >"$T/dyn2"
+check "dynamic with --seq-len 128 scales" differ "$T/dyn2" "$T/plain"
+# float32 emulation differs from exact at long positions, not at p = 0
+run generate rope -n 2048 -d 128 --precision float32 -f raw -o "$T/f32.raw"
+run generate rope -n 2048 -d 128 -f raw -o "$T/ex.raw"
+check "float32 differs from exact" differ "$T/f32.raw" "$T/ex.raw"
+check "float32: row 0 identical" cmp -s -n 512 "$T/f32.raw" "$T/ex.raw"
+# threads do not change the bytes
+POSENC_THREADS=1 "$POSENC" generate rope -n 3000 -d 64 --scaling llama3 --factor 8 --original-max-positions 8192 -f raw >"$T/r1"
+POSENC_THREADS=3 "$POSENC" generate rope -n 3000 -d 64 --scaling llama3 --factor 8 --original-max-positions 8192 -f raw >"$T/r3"
+check "rope: threads same bytes" cmp -s "$T/r1" "$T/r3"
+
+# usage errors
+usage_error "rope odd rotary dim" generate rope -d 7
+usage_error "rope rotary > head" generate rope -d 8 --rotary-dim 16
+usage_error "rope both widths" generate rope -d 8 --rotary-dim 4 --partial-rotary-factor 0.5
+usage_error "rope factor > 1" generate rope -d 8 --partial-rotary-factor 1.5
+usage_error "rope unknown table" generate rope --table tan
+usage_error "rope unknown scaling" generate rope --scaling ntk
+usage_error "rope linear without factor" generate rope --scaling linear
+usage_error "rope yarn without L0" generate rope --scaling yarn --factor 2
+usage_error "rope beta with linear" generate rope --scaling linear --factor 2 --beta-fast 8
+check "rope option of another scaling: message" grep -q "applies to --scaling yarn only" "$T/err"
+usage_error "rope truncate both" generate rope --scaling yarn --factor 2 --original-max-positions 64 --truncate --no-truncate
+usage_error "rope longrope list length" generate rope -d 8 --scaling longrope --original-max-positions 16 --factor 2 --short-factor 1,1,1,1 --long-factor 1,2
+usage_error "rope bad list" generate rope -d 8 --scaling longrope --short-factor 1,x,1,1
+usage_error "rope theta nan" generate rope --theta nan
+usage_error "rope factor 12x" generate rope --scaling linear --factor 12x
+usage_error "rope grid option" generate rope --grid 2x2
+usage_error "rope precision" generate rope --precision float16
+
+# --from-config, one file per rope type
+run generate rope --from-config "$D/rope_default.json" -n 2 --table inv-freq -f json
+check "config default: head_dim 128" grep -q '"shape":\[64\]' "$T/out"
+run generate rope --from-config "$D/rope_llama3.json" -n 2 -f json --table inv-freq
+check "config llama3" grep -q '"theta":500000,"scaling":"llama3"' "$T/out"
+run generate rope --from-config "$D/rope_yarn.json" -n 1
+check "config yarn: attention in cos" [ "$(cut -d, -f1 "$T/out")" = "1.1386294" ]
+run generate rope --from-config "$D/rope_linear.json" -n 2 -f json --table inv-freq
+check "config linear (legacy type)" grep -q '"scaling":"linear",.*"factor":4' "$T/out"
+run generate rope --from-config "$D/rope_dynamic.json" -n 4096 -f json --table inv-freq
+check "config dynamic scales past max_position_embeddings" grep -q '"seq_len":4096,"dynamic_theta":' "$T/out"
+run generate rope --from-config "$D/rope_longrope.json" -n 2 -f json --table inv-freq
+check "config longrope: short factors for a short table" grep -q '"longrope_factors":"short"' "$T/out"
+run generate rope --from-config "$D/rope_longrope.json" -n 2 --seq-len 5000 -f json --table inv-freq
+check "config longrope: long factors past L0" grep -q '"longrope_factors":"long"' "$T/out"
+run generate rope --from-config "$D/rope_v5.json" -n 2 -f json --table inv-freq
+check "config v5 rope_parameters" grep -q '"rotary_dim":64,"theta":1000000,"scaling":"yarn"' "$T/out"
+run generate rope --from-config "$D/rope_neox.json" -n 2 -f json --table inv-freq
+check "config gpt-neox rotary_pct" grep -q '"head_dim":64,"rotary_dim":16' "$T/out"
+run generate rope --from-config "$D/rope_neox_nopct.json" -n 2 --table inv-freq
+check "config gpt-neox default 0.25: warning" grep -q "^posenc: warning: .*default 0.25" "$T/err"
+check "config gpt-neox default 0.25: exit 0" [ "$status" -eq 0 ]
+run generate rope --from-config "$D/rope_gptj.json" -n 2 -f json --table inv-freq
+check "config gpt-j: interleaved, rotary_dim 64" grep -q '"layout":"interleaved",.*"rotary_dim":64' "$T/out"
+run generate rope --from-config "$D/rope_llama3.json" --scaling none --theta 10000 -d 64 -n 2 -f json --table inv-freq
+check "options override the config" grep -q '"head_dim":64,"rotary_dim":64,"theta":10000,"scaling":"none"' "$T/out"
+data_error "config missing field" "original_max_position_embeddings is missing" generate rope --from-config "$D/rope_bad_missing.json"
+data_error "config wrong type" "rope_theta must be a number, got '\"10000\"'" generate rope --from-config "$D/rope_bad_type.json"
+data_error "config non-numeric factor" "rope_scaling.factor must be a number" generate rope --from-config "$D/rope_bad_factor.json"
+data_error "config no rope fields" "no RoPE field" generate rope --from-config "$D/rope_bad_norope.json"
+data_error "config unknown rope type" "rope_type 'su'" generate rope --from-config "$D/rope_bad_unknown.json"
+data_error "config not json" "not valid JSON" generate rope --from-config "$D/../cli/run.sh"
+data_error "config missing file" "cannot open" generate rope --from-config "$T/nonexistent.json"
