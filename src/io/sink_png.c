@@ -500,6 +500,12 @@ static int write_png(struct png_sink *p, const char *meta, const char *heatmap,
 		return -1;
 	}
 	png_set_write_fn(png, p, on_write, on_flush);
+	/* Deflate is most of the time spent here; for heatmaps level 3 with the
+	 * "up" filter is about 40% faster than libpng's default (level 6, all
+	 * filters tried per row) for files about 5% larger (1024 x 1024
+	 * sinusoidal table: 1.29 MB instead of 1.22 MB). */
+	png_set_compression_level(png, 3);
+	png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_FILTER_UP);
 	png_set_IHDR(png, info, (png_uint_32)p->w, (png_uint_32)p->h, 8, PNG_COLOR_TYPE_RGB,
 		     PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
 	set_text(&text[n++], 0, "Software", "posenc " POSENC_VERSION);
