@@ -301,7 +301,7 @@ static void plan(struct png_sink *p, double vmin, double vmax, struct layout *L)
 	if (!p->vector) {
 		fmt_u64(p->rows - 1, buf);
 		L->rlab_w = text_w(buf, L->fs);
-		L->rstep = tick_step(p->rows, L->hh, 2.5 * L->th);
+		L->rstep = tick_step(p->rows, L->hh, 4.0 * L->th);
 	}
 	fmt_u64(p->cols - 1, buf);
 	L->clab_w = text_w(buf, L->fs);
