@@ -335,6 +335,20 @@ int pe_rope_init(struct pe_rope *r, const struct pe_rope_params *p, struct pe_er
 	bits = pe_angle_bits(q->offset, last);
 	for (j = 0; j < r->nfreq; j++)
 		pe_freq_init(&r->freq[j], r->inv[j], bits);
+	if (q->precision == PE_ROPE_EXACT && r->nfreq <= ((size_t)1 << 16)) {
+		struct pe_freq fr;
+		size_t b;
+
+		r->step = malloc(r->nfreq * PE_ROPE_STEP * 2 * sizeof *r->step);
+		if (!r->step)
+			return pe_fail(err, PE_ERR_NOMEM, "out of memory");
+		for (j = 0; j < r->nfreq; j++) {
+			pe_freq_init(&fr, r->inv[j], pe_angle_bits(0, PE_ROPE_STEP));
+			for (b = 0; b < PE_ROPE_STEP; b++)
+				pe_sincos_pf(&fr, (int64_t)b, &r->step[(j * PE_ROPE_STEP + b) * 2],
+					     &r->step[(j * PE_ROPE_STEP + b) * 2 + 1]);
+		}
+	}
 	for (t = 0; t < 4; t++) {
 		r->view[t].rope = r;
 		r->view[t].table = (enum pe_rope_table)t;
@@ -347,6 +361,8 @@ void pe_rope_free(struct pe_rope *r)
 	free(r->inv);
 	free(r->inv32);
 	free(r->freq);
+	free(r->step);
+	r->step = NULL;
 	r->inv = NULL;
 	r->inv32 = NULL;
 	r->freq = NULL;
@@ -384,6 +400,34 @@ static void put(float *row, size_t j, size_t half, enum pe_rope_layout layout, f
 	}
 }
 
+/* exact cos/sin: one exact angle per PE_ROPE_STEP rows, the rest by
+ * sin(A + B) = sA cB + cA sB, cos(A + B) = cA cB - sA sB */
+static int fill_steps(const struct pe_rope_view *v, uint64_t r0, size_t nrows, void *out)
+{
+	const struct pe_rope *r = v->rope;
+	size_t n = r->nfreq, R = (size_t)r->p.rotary_dim, i0, m, j, b;
+	enum pe_rope_layout layout = r->p.layout;
+	int want_cos = v->table == PE_ROPE_COS;
+	double sa, ca, x, att = r->attention;
+	const double *t;
+	float *o = out, val;
+
+	for (i0 = 0; i0 < nrows; i0 += PE_ROPE_STEP) {
+		m = nrows - i0 < PE_ROPE_STEP ? nrows - i0 : PE_ROPE_STEP;
+		for (j = 0; j < n; j++) {
+			pe_sincos_pf(&r->freq[j], r->p.offset + (int64_t)(r0 + i0), &sa, &ca);
+			t = r->step + j * PE_ROPE_STEP * 2;
+			for (b = 0; b < m; b++) {
+				x = want_cos ? ca * t[2 * b + 1] - sa * t[2 * b]
+					     : sa * t[2 * b + 1] + ca * t[2 * b];
+				val = (float)(x * att);
+				put(o + (i0 + b) * R, j, n, layout, val);
+			}
+		}
+	}
+	return 0;
+}
+
 int pe_rope_fill(const void *ctx, uint64_t r0, size_t nrows, void *out, struct pe_error *err)
 {
 	const struct pe_rope_view *v = ctx;
@@ -401,6 +445,8 @@ int pe_rope_fill(const void *ctx, uint64_t r0, size_t nrows, void *out, struct p
 			((float *)out)[i] = r->inv32[r0 + i];
 		return 0;
 	}
+	if (r->step && (v->table == PE_ROPE_COS || v->table == PE_ROPE_SIN))
+		return fill_steps(v, r0, nrows, out);
 	for (i = 0; i < nrows; i++) {
 		row = (float *)out + i * R;
 		pos = r->p.offset + (int64_t)(r0 + i);

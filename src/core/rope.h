@@ -61,6 +61,12 @@ enum pe_rope_table { PE_ROPE_COS, PE_ROPE_SIN, PE_ROPE_INV_FREQ, PE_ROPE_ANGLES 
 enum pe_rope_layout { PE_ROPE_HALF, PE_ROPE_INTERLEAVED };
 enum pe_rope_precision { PE_ROPE_EXACT, PE_ROPE_FLOAT32 };
 
+/* Rows per exactly computed angle in the exact cos/sin tables: position
+ * P + b uses sin/cos(P inv) (core/angle.h) combined with a precomputed
+ * sin/cos(b inv) by the addition formulas, which costs two double
+ * roundings (~2^-52) instead of a sincos call per value. */
+#define PE_ROPE_STEP 32
+
 struct pe_rope_params {
 	uint64_t positions;		/* n >= 1 */
 	int64_t offset;			/* first position */
@@ -97,6 +103,8 @@ struct pe_rope {
 	long double *inv;		/* exact inv_freq (nfreq) */
 	float *inv32;			/* float32 inv_freq: emulated, or inv rounded */
 	struct pe_freq *freq;		/* prepared exact frequencies */
+	double *step;			/* exact mode: sin, cos of b inv_j for
+					 * b < PE_ROPE_STEP, per j (or NULL) */
 	double attention;		/* resolved attention factor */
 	float attention32;		/* (float)attention, float32 mode */
 	uint64_t seq_len;		/* resolved (dynamic, longrope) */
