@@ -158,7 +158,8 @@ int pe_cmd_generate(int argc, char **argv)
 	for (i = 0; i < pe_generate_nopts; i++) {
 		const char *name = pe_generate_opts[i].name;
 
-		if (values[i] && name && !listed(common_options, name) && !listed(kind->options, name)) {
+		if (values[i] && name && !listed(common_options, name) && !pe_outopt_is(name) &&
+		    !listed(kind->options, name)) {
 			pe_fail(&err, PE_ERR_USAGE, "--%s does not apply to %s", name, kind->name);
 			goto fail;
 		}
