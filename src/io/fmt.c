@@ -37,6 +37,36 @@ static size_t special(double v, char *buf)
 	return 0;
 }
 
+/* %g switches to an exponent once the exponent reaches the precision, so
+ * the shortest 10 would print "1e+01": below 1e16 write the same digits in
+ * fixed form, padded with zeros, as NumPy does ("10.0", "123456790.0"). */
+static size_t unexponent(char *buf, size_t len)
+{
+	char digits[PE_FMT_BUF], *e = strchr(buf, 'e'), *q;
+	const char *p;
+	size_t n = 0, out = 0;
+	int x;
+
+	if (!e)
+		return len;
+	x = atoi(e + 1);
+	if (x < 1 || x >= 16)
+		return len;
+	for (p = buf; p < e; p++)
+		if (*p >= '0' && *p <= '9')
+			digits[n++] = *p;
+	/* %g chose the exponent, so there are at most x + 1 digits */
+	q = buf;
+	if (buf[0] == '-')
+		q[out++] = '-';
+	memcpy(q + out, digits, n);
+	out += n;
+	while (n++ < (size_t)x + 1)
+		q[out++] = '0';
+	q[out] = '\0';
+	return out;
+}
+
 size_t pe_fmt_f32(float v, char *buf)
 {
 	char tmp[PE_FMT_BUF];
@@ -50,7 +80,7 @@ size_t pe_fmt_f32(float v, char *buf)
 	 * the last text that read back; 9 digits always do (FLT_DECIMAL_DIG). */
 	good = snprintf(buf, PE_FMT_BUF, "%.8g", (double)v);
 	if (strtof(buf, NULL) != v)
-		return (size_t)snprintf(buf, PE_FMT_BUF, "%.9g", (double)v);
+		return unexponent(buf, (size_t)snprintf(buf, PE_FMT_BUF, "%.9g", (double)v));
 	for (p = 7; p >= 1; p--) {
 		len = snprintf(tmp, sizeof tmp, "%.*g", p, (double)v);
 		if (strtof(tmp, NULL) != v)
@@ -58,7 +88,7 @@ size_t pe_fmt_f32(float v, char *buf)
 		memcpy(buf, tmp, (size_t)len + 1);
 		good = len;
 	}
-	return (size_t)good;
+	return unexponent(buf, (size_t)good);
 }
 
 size_t pe_fmt_f64(double v, char *buf)

@@ -123,6 +123,9 @@ static void test_fmt_f32_known(void **state)
 		{ 0.5403023f, "0.5403023" }, { 1e-5f, "1e-05" }, { 16777216.0f, "16777216" },
 		{ 3.4028235e38f, "3.4028235e+38" }, { 1.4e-45f, "1e-45" },
 		{ -2.5f, "-2.5" },	 { 0.0001f, "0.0001" },
+		{ 10.0f, "10" },	 { 100000.0f, "100000" },   { -1200.0f, "-1200" },
+		{ 1e15f, "1000000000000000" }, { 1e16f, "1e+16" },
+		{ 123456789.0f, "123456790" }, { -921007616.0f, "-921007600" },
 	};
 	char buf[PE_FMT_BUF];
 	size_t i;
@@ -164,12 +167,18 @@ static void test_fmt_f32_roundtrip_shortest(void **state)
 			int seen = 0;
 
 			digits = 0;
+			int zeros = 0;
+
 			for (; *p && *p != 'e'; p++) {
 				if (*p >= '1' && *p <= '9')
 					seen = 1;
 				if (seen && *p >= '0' && *p <= '9')
 					digits++;
+				/* padding zeros of a fixed-form integer are not digits */
+				zeros = *p == '0' ? zeros + 1 : 0;
 			}
+			if (!strchr(buf, '.') && !strchr(buf, 'e'))
+				digits -= zeros;
 		}
 		if (v != 0 && digits > 1) {
 			snprintf(shorter, sizeof shorter, "%.*e", digits - 2, (double)v);
