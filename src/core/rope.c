@@ -1,5 +1,7 @@
 #include "core/rope.h"
 
+#include "core/parse.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,7 +10,7 @@
 #define PE_PI 3.141592653589793
 
 static const char *const scaling_names[] = { "none", "linear", "dynamic", "yarn", "llama3",
-					     "longrope" };
+					     "longrope", NULL };
 static const char *const table_names[] = { "rope_cos", "rope_sin", "rope_inv_freq",
 					   "rope_angles" };
 
@@ -19,14 +21,10 @@ const char *pe_rope_scaling_name(enum pe_rope_scaling s)
 
 int pe_rope_scaling_by_name(const char *name)
 {
-	int i;
-
+	/* HF spells "none" as rope_type "default" */
 	if (strcmp(name, "default") == 0)
 		return PE_ROPE_NONE;
-	for (i = 0; i < 6; i++)
-		if (strcmp(name, scaling_names[i]) == 0)
-			return i;
-	return -1;
+	return pe_name_index(scaling_names, name);
 }
 
 void pe_rope_defaults(struct pe_rope_params *p)
