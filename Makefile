@@ -16,7 +16,7 @@ ifeq ($(DEVELOPER),1)
 WARN += -Werror
 endif
 
-PKGS = libcjson libpng
+PKGS = libcjson libpng openblas
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 CMOCKA_CFLAGS := $(shell $(PKG_CONFIG) --cflags cmocka 2>/dev/null)

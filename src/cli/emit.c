@@ -1,14 +1,13 @@
 #include "cli/emit.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/msg.h"
 #include "core/parse.h"
-#include "core/pipeline.h"
 #include "io/colormap.h"
 #include "io/output.h"
-#include "io/sink.h"
 
 #define PNG_SIZE_MAX 16384
 #define PNG_TITLE_MAX 200
@@ -39,6 +38,7 @@ void pe_outopts_get(struct pe_outopts *o, const struct pe_optdef *defs, size_t n
 	o->path = value_of(defs, ndefs, values, "output");
 	o->format = value_of(defs, ndefs, values, "format");
 	o->rows = value_of(defs, ndefs, values, "rows");
+	o->threads = value_of(defs, ndefs, values, "threads");
 	o->force = value_of(defs, ndefs, values, "force") != NULL;
 	o->header = value_of(defs, ndefs, values, "header") != NULL;
 	o->cmap = value_of(defs, ndefs, values, "cmap");
@@ -50,8 +50,8 @@ void pe_outopts_get(struct pe_outopts *o, const struct pe_optdef *defs, size_t n
 	o->no_colorbar = value_of(defs, ndefs, values, "no-colorbar") != NULL;
 }
 
-/* The png options into so; any of them with another format is refused
- * rather than ignored. */
+/* The png options given, over the command's defaults in so; any of them
+ * with another format is refused rather than ignored. */
 static int png_opts(const struct pe_outopts *o, enum pe_format f, struct pe_sink_opts *so,
 		    struct pe_error *err)
 {
@@ -75,19 +75,26 @@ static int png_opts(const struct pe_outopts *o, enum pe_format f, struct pe_sink
 	    pe_opt_double("vmax", o->vmax, 0, &so->vmax, err) != 0 ||
 	    pe_opt_u64("size", o->size, 1, PNG_SIZE_MAX, &size, err) != 0)
 		return -1;
-	so->has_vmin = o->vmin != NULL;
-	so->has_vmax = o->vmax != NULL;
+	so->has_vmin |= o->vmin != NULL;
+	so->has_vmax |= o->vmax != NULL;
 	if (so->has_vmin && so->has_vmax && !(so->vmin < so->vmax))
-		return pe_fail(err, PE_ERR_USAGE, "--vmin must be below --vmax, got '%s' and '%s'",
-			       o->vmin, o->vmax);
-	so->size = (unsigned)size;
+		return o->vmin && o->vmax
+			       ? pe_fail(err, PE_ERR_USAGE, "--vmin must be below --vmax, got '%s' and '%s'",
+					 o->vmin, o->vmax)
+			       : pe_fail(err, PE_ERR_USAGE, "--%s '%s' leaves an empty colour range (the default %s is %g)",
+					 o->vmin ? "vmin" : "vmax", o->vmin ? o->vmin : o->vmax,
+					 o->vmin ? "vmax" : "vmin", o->vmin ? so->vmax : so->vmin);
+	if (o->size)
+		so->size = (unsigned)size;
 	if (o->title && strlen(o->title) > PNG_TITLE_MAX)
 		return pe_fail(err, PE_ERR_USAGE, "--title must be at most %d bytes, got %zu",
 			       PNG_TITLE_MAX, strlen(o->title));
-	so->title = o->title;
+	if (o->title)
+		so->title = o->title;
 	if (o->colorbar && o->no_colorbar)
 		return pe_fail(err, PE_ERR_USAGE, "--colorbar and --no-colorbar contradict each other");
-	so->no_colorbar = o->no_colorbar;
+	if (o->colorbar || o->no_colorbar)
+		so->no_colorbar = o->no_colorbar;
 	return 0;
 }
 
@@ -111,69 +118,88 @@ static int resolve_format(const struct pe_outopts *o, enum pe_format *f, struct 
 	return 0;
 }
 
+int pe_threads_resolve(const char *opt, int *threads, struct pe_error *err)
+{
+	const char *env = getenv("POSENC_THREADS");
+	uint64_t v;
+
+	if (opt)
+		return pe_opt_u64("threads", opt, 1, PE_MAX_THREADS, &v, err) != 0
+			       ? -1 : (*threads = (int)v, 0);
+	if (env) {
+		if (pe_parse_u64(env, 1, PE_MAX_THREADS, &v) != 0)
+			return pe_fail(err, PE_ERR_USAGE,
+				       "POSENC_THREADS must be an integer from 1 to %d, got '%s'",
+				       PE_MAX_THREADS, env);
+		*threads = (int)v;
+		return 0;
+	}
+	*threads = pe_cpu_count();
+	return 0;
+}
+
+int pe_emit_prepare(struct pe_emit *e, const struct pe_outopts *o, uint64_t rows, size_t nt,
+		    struct pe_meta *meta, struct pe_error *err)
+{
+	if (resolve_format(o, &e->format, err) != 0)
+		return -1;
+	if (nt > 1 && !pe_format_multi(e->format))
+		return pe_fail(err, PE_ERR_USAGE,
+			       "%s holds one tensor and this result has %zu: use -f safetensors or -f json",
+			       pe_format_name(e->format), nt);
+	if (o->header && e->format != PE_FMT_CSV)
+		return pe_fail(err, PE_ERR_USAGE, "--header applies to csv output only");
+	if (png_opts(o, e->format, &e->so, err) != 0)
+		return -1;
+	memset(&e->sel, 0, sizeof e->sel);
+	if (o->rows) {
+		if (nt != 1)
+			return pe_fail(err, PE_ERR_USAGE, "--rows selects rows of a single tensor");
+		if (pe_parse_range(o->rows, rows, &e->sel.begin, &e->sel.end) != 0)
+			return pe_fail(err, PE_ERR_USAGE,
+				       "--rows must be A:B with 0 <= A < B <= %llu (the result's rows), got '%s'",
+				       (unsigned long long)rows, o->rows);
+		e->sel.active = 1;
+		e->so.row_origin += (int64_t)(e->sel.begin * (e->so.row_step ? e->so.row_step : 1));
+		pe_meta_str(meta, "rows", o->rows);
+	}
+	if (pe_threads_resolve(o->threads, &e->pump.threads, err) != 0)
+		return -1;
+	e->so.header = o->header;
+	if (o->col_prefix)
+		e->so.col_prefix = o->col_prefix;
+	if (meta->oom)
+		return pe_fail(err, PE_ERR_NOMEM, "out of memory");
+	return 0;
+}
+
+int pe_emit_run(const struct pe_emit *e, const struct pe_outopts *o, const struct pe_tensor *t,
+		size_t nt, const struct pe_meta *meta, struct pe_error *err)
+{
+	struct pe_output out;
+	struct pe_sink *sink;
+
+	if (pe_output_open(&out, o->path, pe_format_is_binary(e->format), o->force, err) != 0)
+		return -1;
+	sink = pe_sink_new(e->format, out.fp, &e->so, err);
+	if (!sink || pe_pump(t, nt, &e->sel, meta, sink, &e->pump, err) != 0) {
+		pe_sink_destroy(sink);
+		pe_output_abort(&out);
+		return -1;
+	}
+	pe_sink_destroy(sink);
+	return pe_output_commit(&out, err);
+}
+
 int pe_emit(const char *cmd, const struct pe_outopts *o, const struct pe_tensor *t, size_t nt,
 	    struct pe_meta *meta)
 {
 	struct pe_error err = { PE_OK, "" };
-	struct pe_rowsel sel = { 0, 0, 0 };
-	struct pe_sink_opts so;
-	struct pe_output out;
-	struct pe_sink *sink = NULL;
-	enum pe_format f = PE_FMT_CSV;
-	int opened = 0;
+	struct pe_emit e;
 
-	if (resolve_format(o, &f, &err) != 0)
-		goto fail;
-	if (nt > 1 && !pe_format_multi(f)) {
-		pe_fail(&err, PE_ERR_USAGE,
-			"%s holds one tensor and this result has %zu: use -f safetensors or -f json",
-			pe_format_name(f), nt);
-		goto fail;
-	}
-	if (o->header && f != PE_FMT_CSV) {
-		pe_fail(&err, PE_ERR_USAGE, "--header applies to csv output only");
-		goto fail;
-	}
-	memset(&so, 0, sizeof so);
-	if (png_opts(o, f, &so, &err) != 0)
-		goto fail;
-	if (o->rows) {
-		if (nt != 1) {
-			pe_fail(&err, PE_ERR_USAGE, "--rows selects rows of a single tensor");
-			goto fail;
-		}
-		if (pe_parse_range(o->rows, t[0].rows, &sel.begin, &sel.end) != 0) {
-			pe_fail(&err, PE_ERR_USAGE,
-				"--rows must be A:B with 0 <= A < B <= %llu (the result's rows), got '%s'",
-				(unsigned long long)t[0].rows, o->rows);
-			goto fail;
-		}
-		sel.active = 1;
-		pe_meta_str(meta, "rows", o->rows);
-	}
-	if (meta->oom) {
-		pe_fail(&err, PE_ERR_NOMEM, "out of memory");
-		goto fail;
-	}
-	if (pe_output_open(&out, o->path, pe_format_is_binary(f), o->force, &err) != 0)
-		goto fail;
-	opened = 1;
-	so.header = o->header;
-	so.col_prefix = o->col_prefix;
-	sink = pe_sink_new(f, out.fp, &so, &err);
-	if (!sink)
-		goto fail;
-	if (pe_pump(t, nt, &sel, meta, sink, &err) != 0)
-		goto fail;
-	pe_sink_destroy(sink);
-	sink = NULL;
-	opened = 0;
-	if (pe_output_commit(&out, &err) != 0)
-		goto fail;
+	memset(&e, 0, sizeof e);
+	if (pe_emit_prepare(&e, o, t[0].rows, nt, meta, &err) != 0 ||
+	    pe_emit_run(&e, o, t, nt, meta, &err) != 0)
+		return pe_msg_report(cmd, &err);
 	return PE_EXIT_OK;
-fail:
-	pe_sink_destroy(sink);
-	if (opened)
-		pe_output_abort(&out);
-	return pe_msg_report(cmd, &err);
 }

@@ -64,24 +64,17 @@ int pe_alibi_tensor(const struct pe_alibi *a, struct pe_tensor *t, struct pe_err
 {
 	uint64_t shape[3];
 
-	memset(t, 0, sizeof *t);
-	t->dtype = PE_F32;
-	t->fill = pe_alibi_fill;
-	t->ctx = a;
-	t->parallel = 1;
 	if (a->p.table == PE_ALIBI_SLOPES) {
-		strcpy(t->name, "alibi_slopes");
 		shape[0] = a->p.heads;
-		return pe_tensor_shape(t, 1, shape, err);
+		return pe_tensor_init(t, "alibi_slopes", PE_F32, pe_alibi_fill, a, 1, 1, shape, err);
 	}
-	strcpy(t->name, "alibi_bias");
 	if (a->p.positions > PE_MAX_COLS)
 		return pe_fail(err, PE_ERR_USAGE,
 			       "an ALiBi bias has N columns: --positions must be at most %llu, got %llu",
 			       (unsigned long long)PE_MAX_COLS, (unsigned long long)a->p.positions);
 	if (a->p.head >= 0) {
 		shape[0] = shape[1] = a->p.positions;
-		return pe_tensor_shape(t, 2, shape, err);
+		return pe_tensor_init(t, "alibi_bias", PE_F32, pe_alibi_fill, a, 1, 2, shape, err);
 	}
 	if (a->p.heads > PE_MAX_ELEMS / a->p.positions / a->p.positions)
 		return pe_fail(err, PE_ERR_USAGE, "a bias of %llu x %llu x %llu values is too large",
@@ -89,7 +82,7 @@ int pe_alibi_tensor(const struct pe_alibi *a, struct pe_tensor *t, struct pe_err
 			       (unsigned long long)a->p.positions);
 	shape[0] = a->p.heads;
 	shape[1] = shape[2] = a->p.positions;
-	return pe_tensor_shape(t, 3, shape, err);
+	return pe_tensor_init(t, "alibi_bias", PE_F32, pe_alibi_fill, a, 1, 3, shape, err);
 }
 
 int pe_alibi_fill(const void *ctx, uint64_t r0, size_t nrows, void *out, struct pe_error *err)

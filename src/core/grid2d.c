@@ -54,17 +54,9 @@ void pe_grid2d_free(struct pe_grid2d *g)
 
 int pe_grid2d_tensor(const struct pe_grid2d *g, struct pe_tensor *t, struct pe_error *err)
 {
-	uint64_t shape[2];
+	uint64_t shape[2] = { g->rows, g->p.dim };
 
-	memset(t, 0, sizeof *t);
-	strcpy(t->name, "sincos2d");
-	t->dtype = PE_F32;
-	t->fill = pe_grid2d_fill;
-	t->ctx = g;
-	t->parallel = 1;
-	shape[0] = g->rows;
-	shape[1] = g->p.dim;
-	return pe_tensor_shape(t, 2, shape, err);
+	return pe_tensor_init(t, "sincos2d", PE_F32, pe_grid2d_fill, g, 1, 2, shape, err);
 }
 
 int pe_grid2d_fill(const void *ctx, uint64_t r0, size_t nrows, void *out, struct pe_error *err)

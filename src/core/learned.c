@@ -69,17 +69,9 @@ int pe_learned_init(struct pe_learned *l, struct pe_error *err)
 
 int pe_learned_tensor(const struct pe_learned *l, struct pe_tensor *t, struct pe_error *err)
 {
-	uint64_t shape[2];
+	uint64_t shape[2] = { l->rows, l->dim };
 
-	memset(t, 0, sizeof *t);
-	strcpy(t->name, "learned");
-	t->dtype = PE_F32;
-	t->fill = pe_learned_fill;
-	t->ctx = l;
-	t->parallel = 1;
-	shape[0] = l->rows;
-	shape[1] = l->dim;
-	return pe_tensor_shape(t, 2, shape, err);
+	return pe_tensor_init(t, "learned", PE_F32, pe_learned_fill, l, 1, 2, shape, err);
 }
 
 int pe_learned_fill(const void *ctx, uint64_t r0, size_t nrows, void *out,

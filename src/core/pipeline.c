@@ -9,14 +9,10 @@
  */
 #include "core/pipeline.h"
 
-#include <errno.h>
-#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#include "core/parse.h"
 
 /* Below this many values a table is filled on the calling thread. */
 #define PARALLEL_MIN_ELEMS ((uint64_t)1 << 17)
@@ -48,18 +44,10 @@ struct pool {
 	struct pe_error err;
 };
 
-int pe_threads(void)
+int pe_cpu_count(void)
 {
-	const char *env = getenv("POSENC_THREADS");
-	long n;
-	uint64_t v;
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
 
-	if (env && *env) {
-		if (pe_parse_u64(env, 1, PE_MAX_THREADS, &v) == 0)
-			return (int)v;
-		return -1;
-	}
-	n = sysconf(_SC_NPROCESSORS_ONLN);
 	if (n < 1)
 		n = 1;
 	if (n > PE_MAX_THREADS)
@@ -110,20 +98,17 @@ static void *worker(void *p)
 
 static int pool_start(struct pool *pool, int nth, struct pe_error *err)
 {
-	int i;
+	int i, have_go = 0, have_done = 0;
 
 	memset(pool, 0, sizeof *pool);
 	pool->nth = nth;
 	if (pthread_mutex_init(&pool->mu, NULL) != 0)
 		return pe_fail(err, PE_ERR_NOMEM, "cannot create a mutex");
-	if (pthread_cond_init(&pool->go, NULL) != 0) {
-		pthread_mutex_destroy(&pool->mu);
-		return pe_fail(err, PE_ERR_NOMEM, "cannot create a condition variable");
-	}
-	if (pthread_cond_init(&pool->done, NULL) != 0) {
-		pthread_cond_destroy(&pool->go);
-		pthread_mutex_destroy(&pool->mu);
-		return pe_fail(err, PE_ERR_NOMEM, "cannot create a condition variable");
+	have_go = pthread_cond_init(&pool->go, NULL) == 0;
+	have_done = have_go && pthread_cond_init(&pool->done, NULL) == 0;
+	if (!have_done) {
+		pe_fail(err, PE_ERR_NOMEM, "cannot create a condition variable");
+		goto fail;
 	}
 	for (i = 0; i < nth; i++) {
 		pool->args[i].pool = pool;
@@ -133,14 +118,19 @@ static int pool_start(struct pool *pool, int nth, struct pe_error *err)
 		pool->started++;
 	}
 	if (pool->started == 0) {
-		pthread_cond_destroy(&pool->done);
-		pthread_cond_destroy(&pool->go);
-		pthread_mutex_destroy(&pool->mu);
-		return pe_fail(err, PE_ERR_NOMEM, "cannot start a worker thread");
+		pe_fail(err, PE_ERR_NOMEM, "cannot start a worker thread");
+		goto fail;
 	}
 	/* Fewer threads than asked for is fine: slices follow nth. */
 	pool->nth = pool->started;
 	return 0;
+fail:
+	if (have_done)
+		pthread_cond_destroy(&pool->done);
+	if (have_go)
+		pthread_cond_destroy(&pool->go);
+	pthread_mutex_destroy(&pool->mu);
+	return -1;
 }
 
 static void pool_submit(struct pool *pool, const struct job *job)
@@ -192,7 +182,7 @@ int pe_rowsel_apply(struct pe_tensor *t, const struct pe_rowsel *sel,
 		return 0;
 	if (sel->begin >= sel->end || sel->end > t->rows)
 		return pe_fail(err, PE_ERR_USAGE,
-			       "--rows %llu:%llu is outside the %llu rows of '%s' (need A < B <= %llu)",
+			       "rows %llu:%llu are outside the %llu rows of '%s' (need A < B <= %llu)",
 			       (unsigned long long)sel->begin, (unsigned long long)sel->end,
 			       (unsigned long long)t->rows, t->name,
 			       (unsigned long long)t->rows);
@@ -208,34 +198,63 @@ int pe_rowsel_apply(struct pe_tensor *t, const struct pe_rowsel *sel,
 
 static size_t block_rows(const struct pe_tensor *t)
 {
-	size_t row_bytes = (size_t)t->cols * 4;
-	size_t b = PE_BLOCK_BYTES / row_bytes;
+	size_t b;
 
-	if (b == 0)
+	if (t->block_rows)
+		b = t->block_rows;
+	else if ((b = PE_BLOCK_BYTES / ((size_t)t->cols * pe_dtype_size(t->dtype))) == 0)
 		b = 1;
 	if ((uint64_t)b > t->rows)
 		b = (size_t)t->rows;
 	return b;
 }
 
+/* Rows in the block that starts at selected row r (absolute row off + r):
+ * at most brows, and for a tensor with its own block_rows the block ends
+ * at the next multiple of it, so its blocks sit on the fill's grid. */
+static size_t block_len(const struct pe_tensor *t, uint64_t off, uint64_t r, size_t brows)
+{
+	uint64_t n = t->rows - r;
+
+	if (t->block_rows)
+		n = n < t->block_rows - (off + r) % t->block_rows
+			    ? n : t->block_rows - (off + r) % t->block_rows;
+	return n < brows ? (size_t)n : brows;
+}
+
+struct progress {
+	const struct pe_pump_opts *o;
+	uint64_t done, total;
+};
+
+static void advance(struct progress *p, size_t n)
+{
+	p->done += n;
+	if (p->o && p->o->progress)
+		p->o->progress(p->o->progress_arg, p->done, p->total);
+}
+
 static int pump_serial(const struct pe_tensor *t, uint64_t off, unsigned char *buf,
-		       size_t brows, struct pe_sink *sink, struct pe_error *err)
+		       size_t brows, struct pe_sink *sink, struct progress *pr,
+		       struct pe_error *err)
 {
 	uint64_t r;
 	size_t n;
 
 	for (r = 0; r < t->rows; r += n) {
-		n = (t->rows - r < brows) ? (size_t)(t->rows - r) : brows;
+		n = block_len(t, off, r, brows);
 		if (t->fill(t->ctx, off + r, n, buf, err) != 0)
 			return -1;
 		if (sink->ops->rows(sink, buf, n, err) != 0)
 			return -1;
+		advance(pr, n);
 	}
 	return 0;
 }
 
 static int pump_parallel(const struct pe_tensor *t, uint64_t off, unsigned char *buf[2],
-			 size_t brows, int nth, struct pe_sink *sink, struct pe_error *err)
+			 size_t brows, int nth, struct pe_sink *sink, struct progress *pr,
+			 struct pe_error *err)
 {
 	struct pool pool;
 	struct job job;
@@ -246,8 +265,8 @@ static int pump_parallel(const struct pe_tensor *t, uint64_t off, unsigned char 
 	if (pool_start(&pool, nth, err) != 0)
 		return -1;
 	job.t = t;
-	job.row_bytes = (size_t)t->cols * 4;
-	n = (t->rows < brows) ? (size_t)t->rows : brows;
+	job.row_bytes = (size_t)t->cols * pe_dtype_size(t->dtype);
+	n = block_len(t, off, 0, brows);
 	job.r0 = off;
 	job.nrows = n;
 	job.buf = buf[0];
@@ -260,7 +279,7 @@ static int pump_parallel(const struct pe_tensor *t, uint64_t off, unsigned char 
 		next = r + n;
 		nn = 0;
 		if (next < t->rows) {
-			nn = (t->rows - next < brows) ? (size_t)(t->rows - next) : brows;
+			nn = block_len(t, off, next, brows);
 			job.r0 = off + next;
 			job.nrows = nn;
 			job.buf = buf[k ^ 1];
@@ -271,23 +290,33 @@ static int pump_parallel(const struct pe_tensor *t, uint64_t off, unsigned char 
 			rc = -1;
 		if (rc)
 			break;
+		advance(pr, n);
 	}
 out:
 	pool_stop(&pool);
 	return rc;
 }
 
+static int use_pool(const struct pe_tensor *t, int nth)
+{
+	return nth > 1 && t->parallel && pe_tensor_elems(t) >= PARALLEL_MIN_ELEMS;
+}
+
 int pe_pump(const struct pe_tensor *tin, size_t nt, const struct pe_rowsel *sel,
-	    const struct pe_meta *meta, struct pe_sink *sink, struct pe_error *err)
+	    const struct pe_meta *meta, struct pe_sink *sink, const struct pe_pump_opts *opts,
+	    struct pe_error *err)
 {
 	struct pe_tensor *t = NULL;
 	uint64_t *off = NULL;
 	unsigned char *buf[2] = { NULL, NULL };
-	size_t i, brows, max_block = 0;
-	int nth = 0, rc = -1;
+	size_t i, bytes, max_bytes = 0;
+	int nth = opts && opts->threads > 1 ? opts->threads : 1, pool = 0, rc = -1;
+	struct progress pr = { opts, 0, 0 };
 
 	if (nt == 0)
 		return pe_fail(err, PE_ERR_USAGE, "nothing to write");
+	if (nth > PE_MAX_THREADS)
+		return pe_fail(err, PE_ERR_USAGE, "at most %d threads, got %d", PE_MAX_THREADS, nth);
 	t = calloc(nt, sizeof *t);
 	off = calloc(nt, sizeof *off);
 	if (!t || !off) {
@@ -298,24 +327,16 @@ int pe_pump(const struct pe_tensor *tin, size_t nt, const struct pe_rowsel *sel,
 		t[i] = tin[i];
 		if (pe_rowsel_apply(&t[i], sel, &off[i], err) != 0)
 			goto out;
-		brows = block_rows(&t[i]);
-		if (brows * (size_t)t[i].cols > max_block)
-			max_block = brows * (size_t)t[i].cols;
-		if (t[i].parallel && pe_tensor_elems(&t[i]) >= PARALLEL_MIN_ELEMS)
-			nth = 1;
+		bytes = block_rows(&t[i]) * (size_t)t[i].cols * pe_dtype_size(t[i].dtype);
+		if (bytes > max_bytes)
+			max_bytes = bytes;
+		pool |= use_pool(&t[i], nth);
+		pr.total += t[i].rows;
 	}
-	if (nth) {
-		nth = pe_threads();
-		if (nth < 0) {
-			pe_fail(err, PE_ERR_USAGE, "POSENC_THREADS must be an integer from 1 to %d, got '%s'",
-				PE_MAX_THREADS, getenv("POSENC_THREADS"));
-			goto out;
-		}
-	}
-	buf[0] = malloc(max_block * 4);
-	buf[1] = nth ? malloc(max_block * 4) : NULL;
-	if (!buf[0] || (nth && !buf[1])) {
-		pe_fail(err, PE_ERR_NOMEM, "out of memory for a block of %zu values", max_block);
+	buf[0] = malloc(max_bytes);
+	buf[1] = pool ? malloc(max_bytes) : NULL;
+	if (!buf[0] || (pool && !buf[1])) {
+		pe_fail(err, PE_ERR_NOMEM, "out of memory for a block of %zu bytes", max_bytes);
 		goto out;
 	}
 	if (sink->ops->begin(sink, t, nt, meta, err) != 0)
@@ -323,11 +344,12 @@ int pe_pump(const struct pe_tensor *tin, size_t nt, const struct pe_rowsel *sel,
 	for (i = 0; i < nt; i++) {
 		if (sink->ops->tensor(sink, i, err) != 0)
 			goto out;
-		brows = block_rows(&t[i]);
-		if (nth && t[i].parallel && pe_tensor_elems(&t[i]) >= PARALLEL_MIN_ELEMS) {
-			if (pump_parallel(&t[i], off[i], buf, brows, nth, sink, err) != 0)
+		if (use_pool(&t[i], nth)) {
+			if (pump_parallel(&t[i], off[i], buf, block_rows(&t[i]), nth, sink, &pr,
+					  err) != 0)
 				goto out;
-		} else if (pump_serial(&t[i], off[i], buf[0], brows, sink, err) != 0) {
+		} else if (pump_serial(&t[i], off[i], buf[0], block_rows(&t[i]), sink, &pr,
+				       err) != 0) {
 			goto out;
 		}
 	}
@@ -340,4 +362,67 @@ out:
 	free(off);
 	free(t);
 	return rc;
+}
+
+/* pe_tensor_materialize: a sink that copies rows into memory. */
+struct copy_sink {
+	struct pe_sink base;
+	unsigned char *dst;
+	size_t row_bytes;
+};
+
+static int copy_begin(struct pe_sink *s, const struct pe_tensor *t, size_t nt,
+		      const struct pe_meta *meta, struct pe_error *err)
+{
+	struct copy_sink *c = (struct copy_sink *)s;
+
+	(void)nt;
+	(void)meta;
+	(void)err;
+	c->row_bytes = (size_t)t->cols * pe_dtype_size(t->dtype);
+	return 0;
+}
+
+static int copy_tensor(struct pe_sink *s, size_t index, struct pe_error *err)
+{
+	(void)s;
+	(void)index;
+	(void)err;
+	return 0;
+}
+
+static int copy_rows(struct pe_sink *s, const void *data, size_t nrows, struct pe_error *err)
+{
+	struct copy_sink *c = (struct copy_sink *)s;
+
+	(void)err;
+	memcpy(c->dst, data, nrows * c->row_bytes);
+	c->dst += nrows * c->row_bytes;
+	return 0;
+}
+
+static int copy_end(struct pe_sink *s, struct pe_error *err)
+{
+	(void)s;
+	(void)err;
+	return 0;
+}
+
+static void copy_destroy(struct pe_sink *s)
+{
+	(void)s;
+}
+
+int pe_tensor_materialize(const struct pe_tensor *t, void *dst, const struct pe_pump_opts *opts,
+			  struct pe_error *err)
+{
+	static const struct pe_sink_ops ops = { copy_begin, copy_tensor, copy_rows, copy_end,
+						copy_destroy };
+	struct copy_sink c;
+	struct pe_pump_opts quiet = { opts ? opts->threads : 1, NULL, NULL };
+
+	c.base.ops = &ops;
+	c.dst = dst;
+	c.row_bytes = 0;
+	return pe_pump(t, 1, NULL, NULL, &c.base, &quiet, err);
 }

@@ -9,11 +9,15 @@
  * begin() sees every tensor's (selected) shape before any data, so formats
  * with a header that describes all tensors (safetensors) can stream.
  *
- * Memory: two blocks of about PE_BLOCK_BYTES each, whatever the table size.
- * Parallel tensors are filled by worker threads (POSENC_THREADS, default
- * the number of online CPUs) while the calling thread writes the previous
- * block, so computing and writing overlap.  Output bytes do not depend on
- * the number of threads.
+ * Memory: two blocks of about PE_BLOCK_BYTES each (or of the tensor's own
+ * block_rows), whatever the table size.  Parallel tensors are filled by
+ * worker threads (struct pe_pump_opts: the caller decides how many) while
+ * the calling thread writes the previous block, so computing and writing
+ * overlap.  Each worker fills a contiguous slice of a block, so output
+ * bytes do not depend on the number of threads.
+ *
+ * Lifetimes: every tensor's ctx must outlive the pump; a sink may keep the
+ * tensor pointers it gets in begin() until end().
  */
 #ifndef PE_PIPELINE_H
 #define PE_PIPELINE_H
@@ -51,6 +55,15 @@ struct pe_rowsel {
 	uint64_t begin, end;	/* [begin, end), checked against rows */
 };
 
+/* How the pump runs: worker threads (1..PE_MAX_THREADS; 0 means 1) and an
+ * optional progress callback, called on the calling thread after each block
+ * is written with the rows written so far and the total of all tensors. */
+struct pe_pump_opts {
+	int threads;
+	void (*progress)(void *arg, uint64_t done, uint64_t total);
+	void *progress_arg;
+};
+
 /*
  * Apply a row selection to t: with sel active, t must have
  * begin < end <= rows; the shape becomes (end - begin) x cols (a 3-D tensor
@@ -60,11 +73,18 @@ struct pe_rowsel {
 int pe_rowsel_apply(struct pe_tensor *t, const struct pe_rowsel *sel,
 		    uint64_t *offset, struct pe_error *err);
 
-/* Stream nt tensors (each with sel applied) into sink.  Returns 0 or -1. */
+/* Stream nt tensors (each with sel applied) into sink.  opts may be NULL
+ * (one thread, no progress).  Returns 0 or -1. */
 int pe_pump(const struct pe_tensor *t, size_t nt, const struct pe_rowsel *sel,
-	    const struct pe_meta *meta, struct pe_sink *sink, struct pe_error *err);
+	    const struct pe_meta *meta, struct pe_sink *sink, const struct pe_pump_opts *opts,
+	    struct pe_error *err);
 
-/* Worker threads the pump uses for parallel tensors (>= 1). */
-int pe_threads(void);
+/* Fill all of t (rows * cols elements of its dtype) into dst, with the
+ * pump's workers.  Returns 0 or -1. */
+int pe_tensor_materialize(const struct pe_tensor *t, void *dst, const struct pe_pump_opts *opts,
+			  struct pe_error *err);
+
+/* Online CPUs, 1..PE_MAX_THREADS: the callers' default thread count. */
+int pe_cpu_count(void);
 
 #endif

@@ -369,21 +369,12 @@ void pe_rope_free(struct pe_rope *r)
 int pe_rope_tensor(struct pe_rope *r, enum pe_rope_table table, struct pe_tensor *t,
 		   struct pe_error *err)
 {
-	uint64_t shape[2];
+	uint64_t shape[2] = { r->p.positions, r->p.rotary_dim };
 
-	memset(t, 0, sizeof *t);
-	strcpy(t->name, table_names[table]);
-	t->dtype = PE_F32;
-	t->fill = pe_rope_fill;
-	t->ctx = &r->view[table];
-	t->parallel = 1;
-	if (table == PE_ROPE_INV_FREQ) {
+	if (table == PE_ROPE_INV_FREQ)
 		shape[0] = r->nfreq;
-		return pe_tensor_shape(t, 1, shape, err);
-	}
-	shape[0] = r->p.positions;
-	shape[1] = r->p.rotary_dim;
-	return pe_tensor_shape(t, 2, shape, err);
+	return pe_tensor_init(t, table_names[table], PE_F32, pe_rope_fill, &r->view[table], 1,
+			      table == PE_ROPE_INV_FREQ ? 1 : 2, shape, err);
 }
 
 /* put value v of frequency j into both of its columns */

@@ -122,17 +122,9 @@ void pe_sinusoidal_free(struct pe_sinusoidal *s)
 int pe_sinusoidal_tensor(const struct pe_sinusoidal *s, struct pe_tensor *t,
 			 struct pe_error *err)
 {
-	uint64_t shape[2];
+	uint64_t shape[2] = { s->rows, s->p.dim };
 
-	memset(t, 0, sizeof *t);
-	strcpy(t->name, "sinusoidal");
-	t->dtype = PE_F32;
-	t->fill = pe_sinusoidal_fill;
-	t->ctx = s;
-	t->parallel = 1;
-	shape[0] = s->rows;
-	shape[1] = s->p.dim;
-	return pe_tensor_shape(t, 2, shape, err);
+	return pe_tensor_init(t, "sinusoidal", PE_F32, pe_sinusoidal_fill, s, 1, 2, shape, err);
 }
 
 int pe_sinusoidal_fill(const void *ctx, uint64_t r0, size_t nrows, void *out,

@@ -3,6 +3,35 @@
 #include <stdio.h>
 #include <string.h>
 
+size_t pe_dtype_size(enum pe_dtype d)
+{
+	switch (d) {
+	case PE_F32:
+		return sizeof(float);
+	case PE_I32:
+		return sizeof(int32_t);
+	}
+	return 4;
+}
+
+int pe_tensor_init(struct pe_tensor *t, const char *name, enum pe_dtype dtype, pe_fill_fn fill,
+		   const void *ctx, int parallel, int ndim, const uint64_t *shape,
+		   struct pe_error *err)
+{
+	size_t n = strlen(name);
+
+	memset(t, 0, sizeof *t);
+	if (n >= sizeof t->name)
+		return pe_fail(err, PE_ERR_USAGE, "tensor name '%.40s...' is longer than %d bytes",
+			       name, PE_NAME_MAX - 1);
+	memcpy(t->name, name, n + 1);
+	t->dtype = dtype;
+	t->fill = fill;
+	t->ctx = ctx;
+	t->parallel = parallel;
+	return pe_tensor_shape(t, ndim, shape, err);
+}
+
 int pe_tensor_shape(struct pe_tensor *t, int ndim, const uint64_t *shape,
 		    struct pe_error *err)
 {

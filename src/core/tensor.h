@@ -29,8 +29,12 @@
 
 enum pe_dtype { PE_F32, PE_I32 };
 
+/* Bytes per element of a dtype. */
+size_t pe_dtype_size(enum pe_dtype d);
+
 /* Fill rows [r0, r0 + nrows) into out.  Must be safe to call concurrently on
- * disjoint ranges when the tensor is marked parallel.  Returns 0 or -1. */
+ * disjoint ranges when the tensor is marked parallel.  ctx must outlive
+ * every pump of the tensor.  Returns 0 or -1. */
 typedef int (*pe_fill_fn)(const void *ctx, uint64_t r0, size_t nrows,
 			  void *out, struct pe_error *err);
 
@@ -43,7 +47,17 @@ struct pe_tensor {
 	pe_fill_fn fill;
 	const void *ctx;
 	int parallel;		/* fill is a pure function of the row index */
+	size_t block_rows;	/* 0: blocks of about PE_BLOCK_BYTES (core/pipeline.h);
+				 * else exactly this many rows per block, block edges
+				 * at multiples of it (for fills that work on a grid) */
 };
+
+/* Initialise t: the name (at most PE_NAME_MAX - 1 bytes), dtype, fill,
+ * ctx, parallel flag and shape (as pe_tensor_shape); block_rows 0.
+ * Returns 0 or -1. */
+int pe_tensor_init(struct pe_tensor *t, const char *name, enum pe_dtype dtype, pe_fill_fn fill,
+		   const void *ctx, int parallel, int ndim, const uint64_t *shape,
+		   struct pe_error *err);
 
 /* Set shape and derive rows/cols; rejects zero or oversized shapes.
  * Returns 0 or -1 (PE_ERR_USAGE: the sizes come from options). */

@@ -105,7 +105,7 @@ static void test_all_rows_in_order(void **state)
 {
 	/* 1 MiB blocks of 1200-byte rows: 873 rows a block; 5000 rows spans
 	 * several blocks and ends on a partial one */
-	const char *threads[] = { "1", "2", "3", "7", "16" };
+	const int threads[] = { 1, 2, 3, 7, 16 };
 	struct gen g = { 0 };
 	struct pe_tensor t = make_tensor(&g, 5000, 1);
 	struct pe_error err;
@@ -114,18 +114,17 @@ static void test_all_rows_in_order(void **state)
 	(void)state;
 	for (i = 0; i < 5; i++) {
 		struct check_sink cs = { { &cs_ops }, 0, 0, 0, 0, 0, 0 };
+		struct pe_pump_opts po = { threads[i], NULL, NULL };
 
-		setenv("POSENC_THREADS", threads[i], 1);
-		assert_int_equal(pe_pump(&t, 1, NULL, NULL, &cs.base, &err), 0);
+		assert_int_equal(pe_pump(&t, 1, NULL, NULL, &cs.base, &po, &err), 0);
 		assert_true(cs.began && cs.ended && !cs.bad);
 		assert_int_equal(cs.rows_seen, 5000);
 	}
-	unsetenv("POSENC_THREADS");
 	{
 		struct check_sink cs = { { &cs_ops }, 0, 0, 0, 0, 0, 0 };
 
 		t.parallel = 0;
-		assert_int_equal(pe_pump(&t, 1, NULL, NULL, &cs.base, &err), 0);
+		assert_int_equal(pe_pump(&t, 1, NULL, NULL, &cs.base, NULL, &err), 0);
 		assert_true(!cs.bad && cs.rows_seen == 5000);
 	}
 }
@@ -139,12 +138,12 @@ static void test_row_selection(void **state)
 	struct pe_error err;
 
 	(void)state;
-	assert_int_equal(pe_pump(&t, 1, &sel, NULL, &cs.base, &err), 0);
+	assert_int_equal(pe_pump(&t, 1, &sel, NULL, &cs.base, NULL, &err), 0);
 	assert_true(!cs.bad);
 	assert_int_equal(cs.rows_seen, 4321 - 1234);
 	sel.begin = 10;
 	sel.end = 5001;
-	assert_int_equal(pe_pump(&t, 1, &sel, NULL, &cs.base, &err), -1);
+	assert_int_equal(pe_pump(&t, 1, &sel, NULL, &cs.base, NULL, &err), -1);
 	assert_int_equal(err.code, PE_ERR_USAGE);
 }
 
@@ -159,7 +158,7 @@ static void test_failure_stops(void **state)
 		struct pe_tensor t = make_tensor(&g, 5000, parallel);
 		struct check_sink cs = { { &cs_ops }, 0, 0, 0, 0, 0, 0 };
 
-		assert_int_equal(pe_pump(&t, 1, NULL, NULL, &cs.base, &err), -1);
+		assert_int_equal(pe_pump(&t, 1, NULL, NULL, &cs.base, NULL, &err), -1);
 		assert_int_equal(err.code, PE_ERR_DATA);
 		assert_string_equal(err.msg, "row 3333 is bad");
 		assert_false(cs.ended);
@@ -167,19 +166,105 @@ static void test_failure_stops(void **state)
 	}
 }
 
-static void test_bad_thread_env(void **state)
+static void test_too_many_threads(void **state)
 {
 	struct gen g = { 0 };
 	struct pe_tensor t = make_tensor(&g, 5000, 1);
 	struct check_sink cs = { { &cs_ops }, 0, 0, 0, 0, 0, 0 };
+	struct pe_pump_opts po = { PE_MAX_THREADS + 1, NULL, NULL };
 	struct pe_error err;
 
 	(void)state;
-	setenv("POSENC_THREADS", "0", 1);
-	assert_int_equal(pe_pump(&t, 1, NULL, NULL, &cs.base, &err), -1);
+	assert_int_equal(pe_pump(&t, 1, NULL, NULL, &cs.base, &po, &err), -1);
 	assert_int_equal(err.code, PE_ERR_USAGE);
 	assert_false(cs.began);
-	unsetenv("POSENC_THREADS");
+}
+
+/* A tensor with its own block_rows gets blocks on its grid: every fill
+ * range lies inside one grid cell, whatever the selection and threads. */
+struct grid_gen {
+	size_t grid;
+	int straddled;
+};
+
+static int grid_fill(const void *ctx, uint64_t r0, size_t nrows, void *out,
+		     struct pe_error *err)
+{
+	struct grid_gen *g = (struct grid_gen *)(uintptr_t)ctx;
+	float *f = out;
+	size_t r, c;
+
+	(void)err;
+	if (r0 / g->grid != (r0 + nrows - 1) / g->grid)
+		g->straddled = 1;
+	for (r = 0; r < nrows; r++)
+		for (c = 0; c < 300; c++)
+			f[r * 300 + c] = (float)((r0 + r) * 1000 + c);
+	return 0;
+}
+
+struct count {
+	uint64_t calls, last_done, last_total;
+	int backwards;
+};
+
+static void on_progress(void *arg, uint64_t done, uint64_t total)
+{
+	struct count *c = arg;
+
+	if (done < c->last_done)
+		c->backwards = 1;
+	c->calls++;
+	c->last_done = done;
+	c->last_total = total;
+}
+
+static void test_block_grid_and_progress(void **state)
+{
+	struct grid_gen g = { 100, 0 };
+	struct pe_tensor t;
+	uint64_t shape[2] = { 5000, 300 };
+	struct pe_rowsel sel = { 1, 1234, 4321 };
+	struct pe_error err;
+	int th;
+
+	(void)state;
+	assert_int_equal(pe_tensor_init(&t, "grid", PE_F32, grid_fill, &g, 1, 2, shape, &err), 0);
+	t.block_rows = 100;
+	for (th = 1; th <= 4; th += 3) {
+		struct check_sink cs = { { &cs_ops }, 0, 0, 0, 0, 0, 1234 };
+		struct count cnt = { 0, 0, 0, 0 };
+		struct pe_pump_opts po = { th, on_progress, &cnt };
+
+		assert_int_equal(pe_pump(&t, 1, &sel, NULL, &cs.base, &po, &err), 0);
+		assert_true(!cs.bad && cs.ended);
+		assert_int_equal(cs.rows_seen, 4321 - 1234);
+		assert_false(g.straddled);
+		/* 1234..1300, then 30 whole cells, then 4300..4321: 32 blocks */
+		assert_int_equal(cnt.calls, 32);
+		assert_int_equal(cnt.last_done, 4321 - 1234);
+		assert_int_equal(cnt.last_total, 4321 - 1234);
+		assert_false(cnt.backwards);
+	}
+}
+
+static void test_materialize(void **state)
+{
+	struct gen g = { 0 };
+	struct pe_tensor t = make_tensor(&g, 3001, 1);
+	float *m = malloc(3001 * 300 * sizeof *m);
+	struct pe_pump_opts po = { 3, NULL, NULL };
+	struct pe_error err;
+	size_t r, c;
+
+	(void)state;
+	assert_non_null(m);
+	assert_int_equal(pe_tensor_materialize(&t, m, &po, &err), 0);
+	for (r = 0; r < 3001; r++)
+		for (c = 0; c < 300; c++)
+			if (m[r * 300 + c] != (float)(r * 1000 + c))
+				fail_msg("row %zu col %zu is %g", r, c, (double)m[r * 300 + c]);
+	free(m);
 }
 
 static void test_tensor_shape_limits(void **state)
@@ -210,7 +295,9 @@ int main(void)
 		cmocka_unit_test(test_all_rows_in_order),
 		cmocka_unit_test(test_row_selection),
 		cmocka_unit_test(test_failure_stops),
-		cmocka_unit_test(test_bad_thread_env),
+		cmocka_unit_test(test_too_many_threads),
+		cmocka_unit_test(test_block_grid_and_progress),
+		cmocka_unit_test(test_materialize),
 		cmocka_unit_test(test_tensor_shape_limits),
 	};
 

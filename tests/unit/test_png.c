@@ -157,7 +157,7 @@ static char *render(const void *data, enum pe_dtype dt, int ndim, uint64_t a, ui
 	assert_non_null(fp);
 	sink = pe_sink_new(PE_FMT_PNG, fp, o, err);
 	assert_non_null(sink);
-	rc = pe_pump(&t, 1, NULL, meta, sink, err);
+	rc = pe_pump(&t, 1, NULL, meta, sink, NULL, err);
 	pe_sink_destroy(sink);
 	assert_int_equal(fclose(fp), 0);
 	if (rc != 0) {

@@ -62,7 +62,7 @@ static unsigned char *write_fmt(enum pe_format f, const struct pe_tensor *t, siz
 	o.header = header;
 	s = pe_sink_new(f, fp, &o, err);
 	assert_non_null(s);
-	rc = pe_pump(t, nt, sel, meta, s, err);
+	rc = pe_pump(t, nt, sel, meta, s, NULL, err);
 	pe_sink_destroy(s);
 	if (rc != 0) {
 		fclose(fp);
