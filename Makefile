@@ -21,6 +21,8 @@ PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 CMOCKA_CFLAGS := $(shell $(PKG_CONFIG) --cflags cmocka 2>/dev/null)
 CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
+# MPFR: the tests' independent, correctly rounded reference (not linked into posenc)
+MPFR_LIBS := $(shell $(PKG_CONFIG) --libs mpfr 2>/dev/null)
 
 # -ffp-contract=off: no fused multiply-add behind our back, so the learned
 # tables (core/rng.c) have the same bits on every machine.
@@ -56,7 +58,7 @@ $(B)/%.o: %.c
 $(B)/tests/%: tests/unit/%.c $(TEST_HELPERS) $(B)/libposenc.a
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CPPFLAGS) $(CMOCKA_CFLAGS) -Itests/unit $(ALL_CFLAGS) -DPE_SOURCE_DIR='"$(CURDIR)"' \
-		$(LDFLAGS) -o $@ $< $(TEST_HELPERS) $(B)/libposenc.a $(CMOCKA_LIBS) $(ALL_LDLIBS)
+		$(LDFLAGS) -o $@ $< $(TEST_HELPERS) $(B)/libposenc.a $(CMOCKA_LIBS) $(MPFR_LIBS) $(ALL_LDLIBS)
 
 # The whole suite: unit tests (cmocka), CLI tests (the built binary), and the
 # cross-check against NumPy.  Prints "N passed, N failed" last.
