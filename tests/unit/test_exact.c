@@ -240,7 +240,7 @@ static void test_dot_ties(void **state)
 	const float x5[] = { 0x1p-75f }, y5[] = { 0x1.8p-75f };		/* 1.5 2^-150 */
 	const float x6[] = { 0x1p100f }, y6[] = { 0x1p100f };		/* overflow */
 	const float x7[] = { 1.0f, 1.0f }, y7[] = { 1.0f, -1.0f };		/* exact zero */
-	const float x8[] = { 0x1p-76f, -0x1p-76f }, y8[] = { 0x1p-76f, 0x1p-80f };	/* under 2^-151 */
+	const float x8[] = { 0x1p-75f, 0x1p-76f }, y8[] = { 0x1p-76f, 0x1p-80f };	/* 2^-151 + 2^-156 */
 	struct mine m;
 
 	(void)state;
@@ -253,7 +253,7 @@ static void test_dot_ties(void **state)
 	assert_true(isinf(exact_of(x6, y6, 1).dot));
 	m = exact_of(x8, y8, 2);
 	assert_true(m.dot == 0.0f && !signbit(m.dot));
-	expect_all(x8, y8, 2, "2^-152 - 2^-156");
+	expect_all(x8, y8, 2, "2^-151 + 2^-156");
 	m = exact_of(x7, y7, 2);
 	assert_true(m.dot == 0.0f && !signbit(m.dot));
 	assert_true(m.cos == 0.0f && !signbit(m.cos));
