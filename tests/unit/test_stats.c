@@ -724,6 +724,217 @@ static void test_refused(void **state)
 	assert_null(pe_stats_sink_new(NULL, &err));
 }
 
+/* ---- the writers ---------------------------------------------------------- */
+
+/* What a writer puts into a temporary file (NUL-terminated, malloc'd). */
+static char *written(int json, const struct pe_stats *st, const struct pe_stats_params *p,
+		     const struct pe_meta *meta, uint64_t step)
+{
+	FILE *fp = tmpfile();
+	struct pe_error err;
+	char *buf;
+	long len;
+
+	assert_non_null(fp);
+	if (json)
+		assert_int_equal(pe_stats_write_json(fp, st, p, meta, step, &err), 0);
+	else
+		assert_int_equal(pe_stats_write_profile(fp, st, step, &err), 0);
+	assert_int_equal(fflush(fp), 0);
+	len = ftell(fp);
+	assert_true(len > 0);
+	buf = malloc((size_t)len + 1);
+	assert_non_null(buf);
+	rewind(fp);
+	assert_int_equal(fread(buf, 1, (size_t)len, fp), (size_t)len);
+	buf[len] = '\0';
+	fclose(fp);
+	return buf;
+}
+
+static const cJSON *item(const cJSON *o, const char *key)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	if (!it)
+		fail_msg("no \"%s\" in the json", key);
+	return it;
+}
+
+static double num(const cJSON *o, const char *key)
+{
+	const cJSON *it = item(o, key);
+
+	assert_true(cJSON_IsNumber(it));
+	return it->valuedouble;
+}
+
+/* every element of a numeric array, n of them */
+static void expect_array(const cJSON *o, const char *key, const double *want, size_t n)
+{
+	const cJSON *a = item(o, key), *e;
+	size_t k = 0;
+
+	assert_true(cJSON_IsArray(a));
+	assert_int_equal(cJSON_GetArraySize(a), n);
+	cJSON_ArrayForEach(e, a) {
+		if (isnan(want[k]))
+			assert_true(cJSON_IsNull(e));
+		else
+			assert_true(cJSON_IsNumber(e) && e->valuedouble == want[k]);
+		k++;
+	}
+}
+
+static void test_json(void **state)
+{
+	static const double offset[4] = { 0, 4, 8, 12 }, mean[4] = { 4, 2, 0.5, 1 },
+			    sd[4] = { 0, 0, 0.5, 0 }, count[4] = { 4, 3, 2, 1 }, step1[2] = { 0, 1 };
+	static const float two[4] = { 1, 0.5f, 0.25f, 1 };
+	struct pe_stats_params p = { 32, 1.0 };
+	struct pe_meta meta;
+	struct pe_stats st;
+	cJSON *root;
+	const cJSON *m, *prof;
+	char *text, *nl;
+
+	(void)state;
+	pe_meta_init(&meta);
+	pe_meta_str(&meta, "metric", "cosine");
+	pe_meta_int(&meta, "stride", 4);
+	run(HAND, 4, p.window, p.tau, &st);
+	text = written(1, &st, &p, &meta, 4);
+	/* one line */
+	nl = strchr(text, '\n');
+	assert_non_null(nl);
+	assert_int_equal(nl[1], '\0');
+	root = cJSON_Parse(text);
+	assert_non_null(root);
+	m = item(root, "meta");
+	assert_string_equal(item(m, "metric")->valuestring, "cosine");
+	assert_true(num(m, "stride") == 4);
+	assert_true(num(root, "n") == 4);
+	assert_true(num(root, "window") == 32);
+	assert_true(num(root, "tau") == 1);
+	/* shortest round-trip text reads back to the same double */
+	assert_true(num(root, "translation_invariance") == st.translation_invariance);
+	assert_close(num(root, "translation_invariance"), 93.0 / 107.0, 1e-12, 0);
+	assert_true(num(root, "monotonicity_forward") == st.monotonicity_forward);
+	assert_close(num(root, "monotonicity_forward"), sqrt(3.0) / 2.0, 1e-12, 0);
+	assert_true(num(root, "monotonicity_backward") == 1);
+	assert_true(num(root, "symmetry_lr") == 0.875);
+	assert_true(num(root, "locality") == st.locality);
+	assert_true(num(root, "first_increase") == 12);	/* offset 3, rows 4 positions apart */
+	prof = item(root, "profile");
+	expect_array(prof, "offset", offset, 4);
+	expect_array(prof, "mean", mean, 4);
+	expect_array(prof, "std", sd, 4);
+	expect_array(prof, "count", count, 4);
+	cJSON_Delete(root);
+	free(text);
+	pe_stats_free(&st);
+	pe_meta_free(&meta);
+
+	/* NaN is null; no meta is an empty object; step 1 keeps offsets */
+	run(two, 2, p.window, p.tau, &st);
+	text = written(1, &st, &p, NULL, 1);
+	assert_non_null(strstr(text, "{\"meta\":{},\"n\":2,\"window\":32,\"tau\":1,"));
+	root = cJSON_Parse(text);
+	assert_non_null(root);
+	assert_true(cJSON_IsObject(item(root, "meta")));
+	assert_null(item(root, "meta")->child);
+	assert_true(num(root, "translation_invariance") == 1);
+	assert_true(cJSON_IsNull(item(root, "symmetry_lr")));
+	assert_true(cJSON_IsNull(item(root, "monotonicity_forward")));
+	assert_true(cJSON_IsNull(item(root, "monotonicity_backward")));
+	assert_true(num(root, "first_increase") == 0);
+	expect_array(item(root, "profile"), "offset", step1, 2);
+	cJSON_Delete(root);
+	free(text);
+	pe_stats_free(&st);
+}
+
+static void test_profile_csv(void **state)
+{
+	static const float nan2[4] = { NAN, 1, 1, NAN };
+	struct pe_stats st;
+	char *text;
+
+	(void)state;
+	run(HAND, 4, 32, 1.0, &st);
+	text = written(0, &st, NULL, NULL, 4);
+	assert_string_equal(text, "offset,mean,std,count\n"
+				  "0,4,0,4\n"
+				  "4,2,0,3\n"
+				  "8,0.5,0.5,2\n"
+				  "12,1,0,1\n");
+	free(text);
+	pe_stats_free(&st);
+
+	/* a NaN diagonal: count 0, mean and std nan */
+	run(nan2, 2, 32, 1.0, &st);
+	text = written(0, &st, NULL, NULL, 1);
+	assert_string_equal(text, "offset,mean,std,count\n0,nan,nan,0\n1,1,0,1\n");
+	free(text);
+	pe_stats_free(&st);
+}
+
+static void expect_write_error(FILE *fp, const struct pe_stats *st, enum pe_err code)
+{
+	struct pe_stats_params p = { 32, 1.0 };
+	struct pe_error err;
+
+	/* unbuffered: the writer's own write fails, not a later flush */
+	assert_int_equal(setvbuf(fp, NULL, _IONBF, 0), 0);
+	err.code = PE_OK;
+	assert_int_equal(pe_stats_write_json(fp, st, &p, NULL, 1, &err), -1);
+	assert_int_equal(err.code, code);
+	clearerr(fp);
+	err.code = PE_OK;
+	assert_int_equal(pe_stats_write_profile(fp, st, 1, &err), -1);
+	assert_int_equal(err.code, code);
+}
+
+static void test_write_errors(void **state)
+{
+	struct pe_stats_params p = { 32, 1.0 };
+	struct pe_stats st;
+	struct pe_error err;
+	void (*old)(int);
+	FILE *fp;
+	int fd[2];
+
+	(void)state;
+	run(HAND, 4, 32, 1.0, &st);
+	fp = fopen("/dev/full", "w");
+	assert_non_null(fp);
+	expect_write_error(fp, &st, PE_ERR_IO);
+	fclose(fp);
+
+	old = signal(SIGPIPE, SIG_IGN);
+	assert_int_equal(pipe(fd), 0);
+	close(fd[0]);
+	fp = fdopen(fd[1], "w");
+	assert_non_null(fp);
+	expect_write_error(fp, &st, PE_ERR_PIPE);
+	fclose(fp);
+	signal(SIGPIPE, old);
+
+	/* offsets need a step, and must fit in 64 bits */
+	fp = tmpfile();
+	assert_non_null(fp);
+	assert_int_equal(pe_stats_write_json(fp, &st, &p, NULL, 0, &err), -1);
+	assert_int_equal(err.code, PE_ERR_USAGE);
+	assert_int_equal(pe_stats_write_profile(fp, &st, 0, &err), -1);
+	assert_int_equal(err.code, PE_ERR_USAGE);
+	assert_int_equal(pe_stats_write_profile(fp, &st, UINT64_MAX / 3 + 1, &err), -1);
+	assert_int_equal(err.code, PE_ERR_DATA);
+	assert_int_equal(pe_stats_write_profile(fp, &st, UINT64_MAX / 3, &err), 0);
+	assert_int_equal(ftell(fp) > 0, 1);
+	fclose(fp);
+	pe_stats_free(&st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -739,6 +950,9 @@ int main(void)
 		cmocka_unit_test(test_nan_noise),
 		cmocka_unit_test(test_blocks),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_profile_csv),
+		cmocka_unit_test(test_write_errors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
