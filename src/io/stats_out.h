@@ -26,7 +26,9 @@
  *    "monotonicity_forward":x,"monotonicity_backward":x,"symmetry_lr":x,
  *    "locality":x,"first_increase":K,
  *    "profile":{"offset":[...],"mean":[...],"std":[...],"count":[...]}}
- * NaN (JSON has none) is written null.  meta NULL gives "meta":{}.
+ * NaN (JSON has none) is written null.  p: the parameters st was computed
+ * with (window, tau); meta NULL gives "meta":{}.  The rows counted for
+ * monotonicity are not written.
  */
 int pe_stats_write_json(FILE *fp, const struct pe_stats *st, const struct pe_stats_params *p,
 			const struct pe_meta *meta, uint64_t offset_step, struct pe_error *err);
