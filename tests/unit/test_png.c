@@ -36,6 +36,7 @@ struct image {
 	unsigned char *rgb;	/* w * h * 3 */
 	char software[64];
 	char *meta;		/* posenc:meta */
+	char *hm_text;		/* posenc:heatmap as written */
 	cJSON *heatmap;		/* posenc:heatmap, parsed */
 	int x, y, hw, hh;	/* heatmap rectangle from posenc:heatmap */
 	int ntext;
@@ -46,6 +47,7 @@ static void image_free(struct image *im)
 {
 	free(im->rgb);
 	free(im->meta);
+	free(im->hm_text);
 	cJSON_Delete(im->heatmap);
 }
 
@@ -99,8 +101,10 @@ static void decode(const char *path, struct image *im)
 			snprintf(im->software, sizeof im->software, "%s", text[i].text);
 		else if (strcmp(text[i].key, "posenc:meta") == 0)
 			im->meta = dup_text(text[i].text);
-		else if (strcmp(text[i].key, "posenc:heatmap") == 0)
+		else if (strcmp(text[i].key, "posenc:heatmap") == 0) {
+			im->hm_text = dup_text(text[i].text);
 			im->heatmap = cJSON_Parse(text[i].text);
+		}
 	}
 	png_destroy_read_struct(&png, &info, NULL);
 	fclose(fp);
@@ -447,6 +451,150 @@ static void test_deterministic(void **state)
 	image_free(&b);
 }
 
+/* FNV-1a (64 bits) of the decoded image: width, height (4 bytes each,
+ * little-endian), then the RGB rows. */
+static uint64_t pixels_hash(const struct image *im)
+{
+	uint64_t h = 0xcbf29ce484222325u;
+	unsigned char dim[8];
+	size_t i, n = (size_t)im->w * (size_t)im->h * 3;
+
+	for (i = 0; i < 4; i++) {
+		dim[i] = (unsigned char)((unsigned)im->w >> (8 * i));
+		dim[4 + i] = (unsigned char)((unsigned)im->h >> (8 * i));
+	}
+	for (i = 0; i < 8; i++)
+		h = (h ^ dim[i]) * 0x100000001b3u;
+	for (i = 0; i < n; i++)
+		h = (h ^ im->rgb[i]) * 0x100000001b3u;
+	return h;
+}
+
+/* Regression anchors: images drawn without the axis-label fields (origin
+ * 0, step 1, no axis titles).  The expected hashes, sizes and heatmap texts
+ * are what the renderer gave before axis labels and titles were added
+ * (commit e0b2d73), recorded by running this test against that code: they
+ * pin today's layout and ticks so that later changes to the axes keep such
+ * images the same, pixel for pixel.  They are not a check of correctness;
+ * the other tests are. */
+struct anchor {
+	const char *what;
+	enum pe_dtype dt;
+	int ndim;
+	uint64_t a, b;
+	unsigned size;
+	int no_colorbar;
+	const char *title;
+	int w, h;
+	uint64_t hash;
+	const char *heatmap;
+};
+
+/* Deterministic test data without libm: an integer pattern, signed values
+ * (r - c) / R for the square cases, and when nan is set a NaN at element
+ * cols + 1 (cell (1, 1) of a matrix, the third value of a vector). */
+static void *anchor_data(const struct anchor *c, int nan)
+{
+	uint64_t n = c->a * (c->ndim == 2 ? c->b : 1), k, r, col, cols = c->ndim == 2 ? c->b : 1;
+	float *f;
+	int32_t *v;
+
+	if (c->dt == PE_I32) {
+		v = malloc(n * sizeof *v);
+		assert_non_null(v);
+		for (k = 0; k < n; k++)
+			v[k] = (int32_t)((k * 37) % 11);
+		return v;
+	}
+	f = malloc(n * sizeof *f);
+	assert_non_null(f);
+	for (k = 0; k < n; k++) {
+		r = k / cols;
+		col = k % cols;
+		if (c->ndim == 2 && c->a == c->b)
+			f[k] = (float)((double)((int64_t)r - (int64_t)col) / (double)c->a);
+		else
+			f[k] = (float)((r * 7 + col * 13) % 101) / 100.0f;
+	}
+	if (nan && n > cols + 1)
+		f[cols + 1] = NAN;
+	return f;
+}
+
+static const struct anchor anchors[] = {
+	{ "4x4 scaled up, colour bar", PE_F32, 2, 4, 4, 0, 0, NULL,
+	  651, 564, 0xc5a824d6e1282f04u,
+	  "{\"cmap\":\"viridis\",\"vmin\":-0.75,\"vmax\":0.75,\"nan\":\"#ff00ff\","
+	  "\"shape\":[4,4],\"heatmap\":[30,18,512,512]}" },
+	{ "7x5 scaled up, title, no colour bar, NaN", PE_F32, 2, 7, 5, 0, 1, "anchor: 7 x 5",
+	  406, 585, 0x2a440d6cc9c5364au,
+	  "{\"cmap\":\"viridis\",\"vmin\":0,\"vmax\":0.9399999976158142,\"nan\":\"#ff00ff\","
+	  "\"shape\":[7,5],\"heatmap\":[30,40,365,511]}" },
+	{ "3000x700 averaged down", PE_F32, 2, 3000, 700, 0, 0, NULL,
+	  605, 2100, 0x505592f9e95820c4u,
+	  "{\"cmap\":\"viridis\",\"vmin\":0,\"vmax\":1,\"nan\":\"#ff00ff\","
+	  "\"shape\":[3000,700],\"heatmap\":[66,18,478,2048]}" },
+	{ "1000x1000 signed, size 300, title", PE_F32, 2, 1000, 1000, 300, 0, "signed",
+	  475, 374, 0x21e792eb09e49529u,
+	  "{\"cmap\":\"viridis\",\"vmin\":-0.9990000128746033,"
+	  "\"vmax\":0.9990000128746033,\"nan\":\"#ff00ff\","
+	  "\"shape\":[1000,1000],\"heatmap\":[54,40,300,300]}" },
+	{ "1-D strip of 300", PE_F32, 1, 300, 0, 0, 0, NULL,
+	  372, 106, 0x9ed74f3b3c3f1366u,
+	  "{\"cmap\":\"viridis\",\"vmin\":0,\"vmax\":1,\"nan\":\"#ff00ff\","
+	  "\"shape\":[1,300],\"heatmap\":[11,18,300,32]}" },
+	{ "1-D strip of 5, size 50, title, no colour bar, NaN", PE_F32, 1, 5, 0, 50, 1, "strip",
+	  62, 70, 0xea4f77332acdd39au,
+	  "{\"cmap\":\"viridis\",\"vmin\":0,\"vmax\":0.2800000011920929,\"nan\":\"#ff00ff\","
+	  "\"shape\":[1,5],\"heatmap\":[6,20,50,32]}" },
+	{ "1-D strip of 5000 averaged down", PE_F32, 1, 5000, 0, 0, 0, NULL,
+	  2120, 106, 0xc2561b5804a3a34bu,
+	  "{\"cmap\":\"viridis\",\"vmin\":0,\"vmax\":1,\"nan\":\"#ff00ff\","
+	  "\"shape\":[1,5000],\"heatmap\":[11,18,2048,32]}" },
+	{ "1000x10 size 100 (one pixel wide)", PE_F32, 2, 1000, 10, 100, 0, NULL,
+	  61, 127, 0x4003dc84d78fd09fu,
+	  "{\"cmap\":\"viridis\",\"vmin\":0,\"vmax\":1,\"nan\":\"#ff00ff\","
+	  "\"shape\":[1000,10],\"heatmap\":[28,9,1,100]}" },
+	{ "12x12 size 30 (one tick per axis)", PE_F32, 2, 12, 12, 30, 0, NULL,
+	  114, 53, 0x5f3871c62e04a54bu,
+	  "{\"cmap\":\"viridis\",\"vmin\":-0.9166666865348816,"
+	  "\"vmax\":0.9166666865348816,\"nan\":\"#ff00ff\","
+	  "\"shape\":[12,12],\"heatmap\":[22,9,24,24]}" },
+	{ "int32 2x3", PE_I32, 2, 2, 3, 0, 0, NULL,
+	  601, 392, 0xc49b2267043cad37u,
+	  "{\"cmap\":\"viridis\",\"vmin\":0,\"vmax\":9,\"nan\":\"#ff00ff\","
+	  "\"shape\":[2,3],\"heatmap\":[30,18,510,340]}" },
+};
+
+static void test_anchors(void **state)
+{
+	struct pe_sink_opts o;
+	struct image im;
+	const struct anchor *c;
+	void *data;
+	uint64_t h;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof anchors / sizeof anchors[0]; i++) {
+		c = &anchors[i];
+		memset(&o, 0, sizeof o);
+		o.size = c->size;
+		o.no_colorbar = c->no_colorbar;
+		o.title = c->title;
+		data = anchor_data(c, c->no_colorbar);	/* NaN: a case of each kind */
+		render_decode(data, c->dt, c->ndim, c->a, c->b, &o, NULL, &im);
+		h = pixels_hash(&im);
+		if (im.w != c->w || im.h != c->h || h != c->hash)
+			fail_msg("%s: %d x %d, hash 0x%016llx; expected %d x %d, 0x%016llx",
+				 c->what, im.w, im.h, (unsigned long long)h, c->w, c->h,
+				 (unsigned long long)c->hash);
+		assert_string_equal(im.hm_text, c->heatmap);
+		image_free(&im);
+		free(data);
+	}
+}
+
 /* --vmin alone at or above the data's maximum cannot make a range. */
 static void test_refusals(void **state)
 {
@@ -479,6 +627,7 @@ int main(void)
 		cmocka_unit_test(test_constant),
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_anchors),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
