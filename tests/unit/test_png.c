@@ -4,6 +4,8 @@
  * the published colour-map values, block averaging, the text chunks (JSON
  * parsed with cJSON), 1-D and integer results, and the refusals.  Pixels,
  * never file bytes: zlib builds compress differently.
+ *
+ * The font's vertical text: its orientation against hand-worked pixels.
  */
 #include <cJSON.h>
 #include <math.h>
@@ -14,6 +16,7 @@
 #include "core/meta.h"
 #include "core/pipeline.h"
 #include "io/colormap.h"
+#include "io/font.h"
 #include "io/sink.h"
 #include "testutil.h"
 
@@ -595,6 +598,38 @@ static void test_anchors(void **state)
 	}
 }
 
+/* Vertical text reads bottom to top, glyph tops to the left: "-." drawn
+ * up at scale 1 is a 7 x 11 box; '-' (font row 3, columns 0-4) comes
+ * first, at the bottom: x = 3, y = 10 - u for u = 0..4; '.' (rows 5-6,
+ * columns 1-2, after an advance of 6) lands at x = 5..6, y = 10 - 7..8. */
+static void test_font_up(void **state)
+{
+	static const unsigned char ink[3] = { 0, 0, 0 };
+	unsigned char img[7 * 11 * 3], up[11 * 17 * 3], flat[17 * 7 * 3];
+	int x, y, want, u, v;
+
+	(void)state;
+	assert_int_equal(pe_font_width("-.", 1), 11);
+	memset(img, 0xff, sizeof img);
+	pe_font_draw_up(img, 7, 11, 0, 0, "-.", 1, ink);
+	for (y = 0; y < 11; y++) {
+		for (x = 0; x < 7; x++) {
+			want = (x == 3 && y >= 6) || ((x == 5 || x == 6) && (y == 2 || y == 3));
+			if ((img[(y * 7 + x) * 3] == 0) != want)
+				fail_msg("pixel (%d, %d) is %s", x, y, want ? "blank" : "ink");
+		}
+	}
+	/* any text: the upright drawing turned counter-clockwise, clipped
+	 * alike (the box starts one pixel outside the image) */
+	memset(flat, 0xff, sizeof flat);
+	memset(up, 0xff, sizeof up);
+	pe_font_draw(flat, 17, 7, 0, 0, "Ag3", 1, ink);
+	pe_font_draw_up(up, 7, 17, -1, 0, "Ag3", 1, ink);
+	for (u = 0; u < 17; u++)
+		for (v = 1; v < 7; v++)
+			assert_int_equal(up[((16 - u) * 7 + v - 1) * 3], flat[(v * 17 + u) * 3]);
+}
+
 /* --vmin alone at or above the data's maximum cannot make a range. */
 static void test_refusals(void **state)
 {
@@ -628,6 +663,7 @@ int main(void)
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_anchors),
+		cmocka_unit_test(test_font_up),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
