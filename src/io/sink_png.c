@@ -28,7 +28,11 @@
  *
  * Axes: tick labels are the cells' real indices, origin + i * step
  * (struct pe_sink_opts; a 1-D result has only the column axis), ticks at
- * round labels (pe_png_ticks() in io/sink_png.h).
+ * round labels (pe_png_ticks() in io/sink_png.h).  An x-axis title goes
+ * centred under the column labels, a y-axis title left of the row labels
+ * turned to read bottom to top; each of them, the title, the tick labels
+ * and the colour bar get their own room, so no text covers another or the
+ * heatmap.  A 1-D result has no row axis, so no y-axis title either.
  *
  * Text chunks: tEXt "Software" = "posenc VERSION"; iTXt "posenc:meta" =
  * the parameters as JSON (io/metajson.h, the json format's "meta"); iTXt
@@ -402,6 +406,7 @@ struct layout {
 	int cx, cw, ch;		/* colour bar (top at hy) */
 	struct axis r, c;	/* rows (every 0: no ticks), columns */
 	int cblab_w;
+	int xl_x, xl_y, yl_x, yl_y;	/* top-left corners of the axis titles */
 	char vmin_s[32], vmax_s[32], zero_s[32];
 };
 
@@ -418,15 +423,16 @@ static int centre(uint64_t i, int len, uint64_t n)
 }
 
 /*
- * From left to right: the row labels, the ticks, the heatmap, the colour
- * bar and its labels; top to bottom: the title, the heatmap, the column
- * ticks and labels.  The column labels may reach left of the heatmap and
- * past its right edge: they grow the image or move the heatmap rather
- * than be cut off.
+ * From left to right: the y-axis title, the row labels, the ticks, the
+ * heatmap, the colour bar and its labels; top to bottom: the title, the
+ * heatmap, the column ticks and labels, the x-axis title.  The column
+ * labels may reach left of the heatmap and past its right edge, the y-axis
+ * title above and below it when it is longer than the heatmap is tall:
+ * each of these grows the image or moves the heatmap rather than overlap.
  */
 static void plan(struct png_sink *p, double vmin, double vmax, struct layout *L)
 {
-	int title_w, right, bottom, lastc, w0, off0;
+	int title_w, right, bottom, lastc, left, ylab, xw, yw, w0, off0, top, cb_bottom;
 
 	memset(L, 0, sizeof *L);
 	L->hw = (int)(p->cell * p->gw);
@@ -436,6 +442,9 @@ static void plan(struct png_sink *p, double vmin, double vmax, struct layout *L)
 	L->pad = 5 * L->fs;
 	L->tick = 2 * L->fs + 1;
 	L->gap = 2 * L->fs;
+	ylab = p->o.ylabel && !p->vector;
+	/* where tick labels may start, right of the y-axis title */
+	left = L->pad + (ylab ? L->th + 2 * L->gap : 0);
 
 	axis_init(&L->r, p->rows, p->o.row_origin, p->o.row_step);
 	if (!p->vector) {
@@ -451,12 +460,13 @@ static void plan(struct png_sink *p, double vmin, double vmax, struct layout *L)
 	L->c.lab_w = imax(label_w(&L->c, 0, L->fs), label_w(&L->c, L->c.n - 1, L->fs));
 	axis_ticks(&L->c, L->hw, L->c.lab_w + 4 * L->th);
 
-	L->hx = L->pad + (L->r.every ? L->r.lab_w + L->gap + L->tick : 0) + 1;
-	/* the first column label must not run off the image (a gap's margin) */
+	L->hx = left + (L->r.every ? L->r.lab_w + L->gap + L->tick : 0) + 1;
+	/* the first column label must not run into the y-axis title or off
+	 * the image (a gap's margin) */
 	w0 = label_w(&L->c, L->c.first, L->fs);
 	off0 = centre(L->c.first, L->hw, L->c.n);
-	if (L->hx + off0 - w0 / 2 < L->gap)
-		L->hx = L->gap + w0 / 2 - off0;
+	if (L->hx + off0 - w0 / 2 < (ylab ? left : L->gap))
+		L->hx = (ylab ? left : L->gap) + w0 / 2 - off0;
 	L->hy = L->pad + (p->o.title ? L->th + 2 * L->gap : 0) + L->th / 2 + 1;
 
 	/* the last column label may reach past the heatmap's right edge */
@@ -466,6 +476,7 @@ static void plan(struct png_sink *p, double vmin, double vmax, struct layout *L)
 		right = lastc;
 	bottom = L->hy + L->hh + 1 + L->tick + L->gap + L->th;
 
+	cb_bottom = 0;
 	if (!p->o.no_colorbar) {
 		L->ch = L->hh < 5 * L->th ? 5 * L->th : L->hh;
 		L->cw = 8 * L->fs;
@@ -479,10 +490,35 @@ static void plan(struct png_sink *p, double vmin, double vmax, struct layout *L)
 		if (text_w(L->vmax_s, L->fs) > L->cblab_w)
 			L->cblab_w = text_w(L->vmax_s, L->fs);
 		right = L->cx + L->cw + 1 + L->tick + 2 * L->gap + L->cblab_w;
-		if (L->hy + L->ch + 1 + L->th / 2 > bottom)
-			bottom = L->hy + L->ch + 1 + L->th / 2;
+		cb_bottom = L->hy + L->ch + 1 + L->th / 2;
+		if (cb_bottom > bottom)
+			bottom = cb_bottom;
 	}
 
+	if (p->o.xlabel) {
+		xw = text_w(p->o.xlabel, L->fs);
+		L->xl_x = L->hx + L->hw / 2 - xw / 2;
+		if (L->xl_x < left)
+			L->xl_x = left;
+		L->xl_y = L->hy + L->hh + 1 + L->tick + L->gap + L->th + 2 * L->gap;
+		/* below a colour bar taller than the heatmap if it would reach it */
+		if (!p->o.no_colorbar && L->xl_x + xw + L->gap > L->cx &&
+		    L->xl_y < cb_bottom + 2 * L->gap)
+			L->xl_y = cb_bottom + 2 * L->gap;
+		bottom = L->xl_y + L->th;
+		if (L->xl_x + xw > right)
+			right = L->xl_x + xw;
+	}
+	if (ylab) {
+		yw = text_w(p->o.ylabel, L->fs);
+		top = p->o.title ? L->pad + L->th + 2 * L->gap : L->pad;
+		L->yl_x = L->pad;
+		L->yl_y = L->hy + L->hh / 2 - yw / 2;
+		if (L->yl_y < top)
+			L->yl_y = top;
+		if (L->yl_y + yw > bottom)
+			bottom = L->yl_y + yw;
+	}
 	title_w = p->o.title ? text_w(p->o.title, L->fs) + 2 * L->pad : 0;
 	right += L->pad;
 	p->w = right > title_w ? right : title_w;
@@ -500,6 +536,15 @@ static void draw_title(struct png_sink *p, const struct layout *L)
 	if (x < L->pad)
 		x = L->pad;
 	pe_font_draw(p->img, p->w, p->h, x, L->pad, p->o.title, L->fs, INK_RGB);
+}
+
+static void draw_axis_titles(struct png_sink *p, const struct layout *L)
+{
+	if (p->o.xlabel)
+		pe_font_draw(p->img, p->w, p->h, L->xl_x, L->xl_y, p->o.xlabel, L->fs, INK_RGB);
+	if (p->o.ylabel && !p->vector)
+		pe_font_draw_up(p->img, p->w, p->h, L->yl_x, L->yl_y, p->o.ylabel, L->fs,
+				INK_RGB);
 }
 
 static void draw_heatmap(struct png_sink *p, const struct layout *L, const unsigned char *lut,
@@ -731,6 +776,7 @@ static int png_end(struct pe_sink *s, struct pe_error *err)
 		draw_colorbar(p, &L, lut, vmin, vmax);
 	if (p->o.title)
 		draw_title(p, &L);
+	draw_axis_titles(p, &L);
 	if (p->meta) {
 		meta = pe_meta_json(p->meta);
 	} else if ((meta = malloc(3)) != NULL) {

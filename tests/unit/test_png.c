@@ -7,7 +7,7 @@
  *
  * Axes: the tick rule (pe_png_ticks(), io/sink_png.h) by table and by its
  * invariants; in decoded images, tick marks found by scanning for ink and
- * tick labels found by matching the text as io/font.h
+ * tick labels and axis titles found by matching the text as io/font.h
  * draws it, with a blank margin around it (so nothing else is drawn
  * there); the vertical text's orientation against hand-worked pixels.
  */
@@ -990,6 +990,110 @@ static void test_wide_labels(void **state)
 	free(v);
 }
 
+/* Axis titles: each adds room (the x title height, the y title width, no
+ * more), sits centred on its axis with a blank margin around it, the
+ * y title reading bottom to top left of the row labels; the heatmap keeps
+ * its pixels. */
+static void test_axis_titles(void **state)
+{
+	float *v = square(512);
+	struct pe_sink_opts o;
+	struct image plain, both, xonly, yonly;
+	int x, y, len = pe_font_width("position", 2), rx, ry;
+
+	(void)state;
+	memset(&o, 0, sizeof o);
+	o.row_origin = o.col_origin = 2;
+	o.row_step = o.col_step = 4;
+	render_decode(v, PE_F32, 2, 512, 512, &o, NULL, &plain);
+	o.xlabel = "position";
+	render_decode(v, PE_F32, 2, 512, 512, &o, NULL, &xonly);
+	o.xlabel = NULL;
+	o.ylabel = "position";
+	render_decode(v, PE_F32, 2, 512, 512, &o, NULL, &yonly);
+	o.xlabel = "position";
+	render_decode(v, PE_F32, 2, 512, 512, &o, NULL, &both);
+	assert_int_equal(xonly.w, plain.w);
+	assert_true(xonly.h > plain.h + 14);
+	assert_true(yonly.w > plain.w + 14);
+	assert_int_equal(yonly.h, plain.h);
+	assert_int_equal(both.w, yonly.w);
+	assert_int_equal(both.h, xonly.h);
+	assert_same_heatmap(&both, &plain);
+	assert_int_equal(both.y, plain.y);
+	assert_int_equal(both.x, yonly.x);
+
+	/* x title: below the column labels, centred under the heatmap */
+	assert_int_equal(find_text(&both, "position", 2, 0, 4, 0, both.w - 1, both.y + both.hh + 1,
+				   both.h - 1, &x, &y), 1);
+	assert_true(y > both.y + both.hh + 14);
+	assert_true(abs(x + len / 2 - (both.x + both.hw / 2)) <= 2);
+	/* y title: turned, centred on the heatmap, left of every row label */
+	assert_int_equal(find_text(&both, "position", 2, 1, 4, 0, both.x - 1, 0, both.h - 1, &x,
+				   &y), 1);
+	assert_true(abs(y + len / 2 - (both.y + both.hh / 2)) <= 2);
+	assert_int_equal(find_text(&both, "2", 2, 0, 4, x + 14, both.x - 2, both.y - 7,
+				   both.y + 7, &rx, &ry), 1);
+	image_free(&plain);
+	image_free(&xonly);
+	image_free(&yonly);
+	image_free(&both);
+	free(v);
+}
+
+/* Small pictures whose titles are longer than the heatmap: the image
+ * grows to hold them and nothing touches them (a blank margin of two
+ * pixels around each, at scale 1); the y title is absent on a 1-D result,
+ * which has no row axis. */
+static void test_axis_titles_crowded(void **state)
+{
+	const char *xl = "a rather long x-axis title", *yl = "a long y-axis title";
+	float v[3 * 40];
+	struct pe_sink_opts o;
+	struct image im, plain;
+	int i, x, y;
+
+	(void)state;
+	for (i = 0; i < 3 * 40; i++)
+		v[i] = (float)(i % 7);
+	memset(&o, 0, sizeof o);
+	o.size = 80;
+	o.xlabel = xl;
+	o.ylabel = yl;
+	o.title = "t";
+	render_decode(v, PE_F32, 2, 3, 40, &o, NULL, &im);
+	assert_int_equal(find_text(&im, xl, 1, 0, 2, 0, im.w - 1, im.y + im.hh, im.h - 1, &x, &y),
+			 1);
+	assert_true(x + pe_font_width(xl, 1) <= im.w);
+	assert_int_equal(find_text(&im, yl, 1, 1, 2, 0, im.x - 1, 0, im.h - 1, &x, &y), 1);
+	assert_true(y >= 5 + 7 + 4);	/* below the title's line */
+	assert_true(y + pe_font_width(yl, 1) <= im.h);
+	assert_int_equal(find_text(&im, "t", 1, 0, 2, 0, im.w - 1, 0, 10, &x, &y), 1);
+	image_free(&im);
+
+	/* a strip: its colour bar is taller than it; the x title does not
+	 * run into the bar's labels */
+	memset(&o, 0, sizeof o);
+	o.size = 50;
+	o.xlabel = xl;
+	render_decode(v, PE_F32, 1, 5, 0, &o, NULL, &im);
+	assert_int_equal(find_text(&im, xl, 1, 0, 2, 0, im.w - 1, im.y + im.hh, im.h - 1, &x, &y),
+			 1);
+	image_free(&im);
+	o.ylabel = yl;
+	o.row_origin = 7;	/* ignored: one row */
+	render_decode(v, PE_F32, 1, 5, 0, &o, NULL, &plain);
+	o.ylabel = NULL;
+	o.row_origin = 0;
+	render_decode(v, PE_F32, 1, 5, 0, &o, NULL, &im);
+	assert_int_equal(plain.w, im.w);
+	assert_int_equal(plain.h, im.h);
+	assert_memory_equal(plain.rgb, im.rgb, (size_t)im.w * (size_t)im.h * 3);
+	assert_string_equal(plain.hm_text, im.hm_text);
+	image_free(&im);
+	image_free(&plain);
+}
+
 /* "row_labels" / "col_labels" in posenc:heatmap: only when not [0, 1]. */
 static void test_heatmap_label_keys(void **state)
 {
@@ -1109,6 +1213,8 @@ int main(void)
 		cmocka_unit_test(test_row_labels_origin),
 		cmocka_unit_test(test_labels_negative_and_step),
 		cmocka_unit_test(test_wide_labels),
+		cmocka_unit_test(test_axis_titles),
+		cmocka_unit_test(test_axis_titles_crowded),
 		cmocka_unit_test(test_heatmap_label_keys),
 		cmocka_unit_test(test_label_range),
 	};
