@@ -131,34 +131,63 @@ int pe_font_width(const char *s, int scale)
 	return n ? (n * PE_GLYPH_ADVANCE - 1) * scale : 0;
 }
 
-void pe_font_draw(unsigned char *img, int w, int h, int x, int y, const char *s, int scale,
-		  const unsigned char rgb[3])
+/* A scale x scale square of rgb at (x, y), clipped to the image. */
+static void square(unsigned char *img, int w, int h, int x, int y, int scale,
+		   const unsigned char rgb[3])
 {
-	const char *g;
-	int row, col, px, py, dx, dy;
+	int px, py;
 	unsigned char *p;
 
-	for (; *s; x += PE_GLYPH_ADVANCE * scale) {
+	for (py = y; py < y + scale; py++) {
+		if (py < 0 || py >= h)
+			continue;
+		for (px = x; px < x + scale; px++) {
+			if (px < 0 || px >= w)
+				continue;
+			p = img + ((size_t)py * (size_t)w + (size_t)px) * 3;
+			p[0] = rgb[0];
+			p[1] = rgb[1];
+			p[2] = rgb[2];
+		}
+	}
+}
+
+/* Font pixel (col, row) of the glyph gx pixels along the line lands at
+ * (x + gx + col * scale, y + row * scale) upright.  Turned counter-
+ * clockwise, the line runs up from the bottom of a box len tall and the
+ * glyphs' rows run right: (x + row * scale, y + len - gx - (col + 1) *
+ * scale). */
+static void draw(unsigned char *img, int w, int h, int x, int y, const char *s, int scale,
+		 const unsigned char rgb[3], int up)
+{
+	const char *g;
+	int row, col, gx, len = up ? pe_font_width(s, scale) : 0;
+
+	for (gx = 0; *s; gx += PE_GLYPH_ADVANCE * scale) {
 		g = next_glyph(&s);
 		for (row = 0; row < PE_GLYPH_H; row++) {
 			for (col = 0; col < PE_GLYPH_W; col++) {
 				if (g[row * 6 + col] != '#')
 					continue;
-				for (dy = 0; dy < scale; dy++) {
-					py = y + row * scale + dy;
-					if (py < 0 || py >= h)
-						continue;
-					for (dx = 0; dx < scale; dx++) {
-						px = x + col * scale + dx;
-						if (px < 0 || px >= w)
-							continue;
-						p = img + ((size_t)py * (size_t)w + (size_t)px) * 3;
-						p[0] = rgb[0];
-						p[1] = rgb[1];
-						p[2] = rgb[2];
-					}
-				}
+				if (up)
+					square(img, w, h, x + row * scale,
+					       y + len - gx - (col + 1) * scale, scale, rgb);
+				else
+					square(img, w, h, x + gx + col * scale, y + row * scale,
+					       scale, rgb);
 			}
 		}
 	}
+}
+
+void pe_font_draw(unsigned char *img, int w, int h, int x, int y, const char *s, int scale,
+		  const unsigned char rgb[3])
+{
+	draw(img, w, h, x, y, s, scale, rgb, 0);
+}
+
+void pe_font_draw_up(unsigned char *img, int w, int h, int x, int y, const char *s, int scale,
+		     const unsigned char rgb[3])
+{
+	draw(img, w, h, x, y, s, scale, rgb, 1);
 }

@@ -23,4 +23,14 @@ int pe_font_width(const char *s, int scale);
 void pe_font_draw(unsigned char *img, int w, int h, int x, int y, const char *s, int scale,
 		  const unsigned char rgb[3]);
 
+/*
+ * Draw s turned 90 degrees counter-clockwise, reading bottom to top (a
+ * y-axis title, as matplotlib draws one): the tops of the glyphs face left.
+ * (x, y) is the top-left corner of its box, PE_GLYPH_H * scale pixels wide
+ * and pe_font_width(s, scale) tall; the first character is at the bottom.
+ * Same image, scale and clipping as pe_font_draw().
+ */
+void pe_font_draw_up(unsigned char *img, int w, int h, int x, int y, const char *s, int scale,
+		     const unsigned char rgb[3]);
+
 #endif

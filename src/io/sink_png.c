@@ -26,10 +26,21 @@
  * the pixels matplotlib.pyplot.imsave gives it.  NaN cells are NAN_RGB;
  * values outside [vmin, vmax] take the end colours.
  *
+ * Axes: tick labels are the cells' real indices, origin + i * step
+ * (struct pe_sink_opts; a 1-D result has only the column axis), ticks at
+ * round labels (pe_png_ticks() in io/sink_png.h).  An x-axis title goes
+ * centred under the column labels, a y-axis title left of the row labels
+ * turned to read bottom to top; each of them, the title, the tick labels
+ * and the colour bar get their own room, so no text covers another or the
+ * heatmap.  A 1-D result has no row axis, so no y-axis title either.
+ *
  * Text chunks: tEXt "Software" = "posenc VERSION"; iTXt "posenc:meta" =
  * the parameters as JSON (io/metajson.h, the json format's "meta"); iTXt
  * "posenc:heatmap" = how to read the pixels back: {"cmap","vmin","vmax",
- * "nan","shape":[R,C],"heatmap":[x,y,w,h]}; iTXt "Title" when a title is
+ * "nan","shape":[R,C],"heatmap":[x,y,w,h]}, followed by "row_labels":
+ * [origin,step] when row r stands for position origin + r * step rather
+ * than r, and likewise "col_labels" (each only when not [0,1], so an
+ * unlabelled image's text is as it was); iTXt "Title" when a title is
  * given.  No time stamp: the same input gives the same image and text.
  *
  * libpng reports errors by longjmp; the setjmp stays in write_png() and no
@@ -49,6 +60,7 @@
 #include "io/metajson.h"
 #include "io/output.h"
 #include "io/sink.h"
+#include "io/sink_png.h"
 #include "version.h"
 
 #define AUTO_MIN 512
@@ -99,6 +111,15 @@ static uint64_t *block_edges(uint64_t n, uint32_t g)
 	return e;
 }
 
+/* Do the labels origin .. origin + (n - 1) * step (n >= 1) fit in int64_t? */
+static int labels_fit(int64_t origin, uint64_t step, uint64_t n)
+{
+	uint64_t room = origin >= 0 ? (uint64_t)(INT64_MAX - origin)
+				    : (uint64_t)INT64_MAX + (uint64_t)(-(origin + 1)) + 1;
+
+	return n == 1 || (step <= UINT64_MAX / (n - 1) && (n - 1) * step <= room);
+}
+
 static int png_begin(struct pe_sink *s, const struct pe_tensor *t, size_t nt,
 		     const struct pe_meta *meta, struct pe_error *err)
 {
@@ -114,6 +135,15 @@ static int png_begin(struct pe_sink *s, const struct pe_tensor *t, size_t nt,
 	p->vector = t->ndim == 1;
 	p->rows = p->vector ? 1 : t->rows;
 	p->cols = p->vector ? t->rows : t->cols;
+	if ((!p->vector && !labels_fit(p->o.row_origin, p->o.row_step, p->rows)) ||
+	    !labels_fit(p->o.col_origin, p->o.col_step, p->cols))
+		return pe_fail(err, PE_ERR_USAGE,
+			       "png axis labels do not fit in 64 bits (row %lld + %llu x %llu, "
+			       "column %lld + %llu x %llu)",
+			       (long long)p->o.row_origin, (unsigned long long)(p->rows - 1),
+			       (unsigned long long)p->o.row_step, (long long)p->o.col_origin,
+			       (unsigned long long)(p->cols - 1),
+			       (unsigned long long)p->o.col_step);
 	longest = p->rows > p->cols ? p->rows : p->cols;
 	size = p->o.size;
 	if (size == 0)
@@ -241,7 +271,8 @@ static void frame(struct png_sink *p, int x, int y, int w, int h)
 }
 
 /* The smallest of 1, 2, 5, 10, 20, 50, ... whose ticks over n indices
- * drawn across len pixels are at least minpx apart (at most n). */
+ * drawn across len pixels are at least minpx apart, or the first that
+ * reaches n (one tick). */
 static uint64_t tick_step(uint64_t n, double len, double minpx)
 {
 	static const int mant[3] = { 1, 2, 5 };
@@ -258,9 +289,108 @@ static uint64_t tick_step(uint64_t n, double len, double minpx)
 	return step;
 }
 
-static void fmt_u64(uint64_t v, char *buf)
+/* v mod m in [0, m), m >= 1. */
+static uint64_t mod_i64(int64_t v, uint64_t m)
 {
-	snprintf(buf, 24, "%llu", (unsigned long long)v);
+	uint64_t mag;
+
+	if (v >= 0)
+		return (uint64_t)v % m;
+	mag = (uint64_t)(-(v + 1)) + 1;
+	return (m - mag % m) % m;
+}
+
+struct pe_png_ticks pe_png_ticks(uint64_t n, int64_t origin, uint64_t step, double len,
+				 double minpx)
+{
+	static const int mant[3] = { 1, 2, 5 };
+	struct pe_png_ticks t;
+	uint64_t decade, round, q;
+	int m, done = 0;
+
+	/* The periods step x (1, 2, 5 x 10^k) always include one that fits
+	 * (tick_step() finds it); a round period 1, 2, 5 x 10^k that step
+	 * divides (500 for step 4) is taken instead when it is smaller. */
+	t.every = tick_step(n, len, minpx);
+	for (decade = 1; !done && decade <= UINT64_MAX / 50; decade *= 10) {
+		for (m = 0; m < 3 && !done; m++) {
+			round = decade * (uint64_t)mant[m];
+			q = round / step;
+			if (q >= t.every) {
+				done = 1;
+			} else if (q > 0 && round % step == 0 &&
+				   (double)q * len / (double)n >= minpx) {
+				t.every = q;
+				done = 1;
+			}
+		}
+	}
+	/* Labels multiple of T = every x step: origin + i x step = j x T needs
+	 * step | origin, then i = -(origin / step) mod every. */
+	t.first = 0;
+	if (step <= (uint64_t)INT64_MAX && mod_i64(origin, step) == 0) {
+		t.first = (t.every - mod_i64(origin / (int64_t)step, t.every)) % t.every;
+		if (t.first >= n)
+			t.first = 0;
+	}
+	return t;
+}
+
+/* One axis: cell i is labelled origin + i * step; ticks as in
+ * pe_png_ticks(), none when every is 0. */
+struct axis {
+	uint64_t n, first, every, last;	/* last: the last tick */
+	int64_t origin;
+	uint64_t step;
+	int lab_w;	/* room for a label (pixels) */
+};
+
+static int64_t label_of(const struct axis *a, uint64_t i)
+{
+	/* labels_fit() has checked that origin + i * step is an int64_t */
+	uint64_t d = i * a->step, mag;
+
+	if (a->origin >= 0)
+		return a->origin + (int64_t)d;
+	mag = (uint64_t)(-(a->origin + 1)) + 1;
+	if (d >= mag)
+		return (int64_t)(d - mag);
+	return -(int64_t)(mag - d - 1) - 1;
+}
+
+static void fmt_label(int64_t v, char *buf)
+{
+	snprintf(buf, 24, "%lld", (long long)v);
+}
+
+static int label_w(const struct axis *a, uint64_t i, int fs)
+{
+	char buf[24];
+
+	fmt_label(label_of(a, i), buf);
+	return pe_font_width(buf, fs);
+}
+
+static void axis_init(struct axis *a, uint64_t n, int64_t origin, uint64_t step)
+{
+	memset(a, 0, sizeof *a);
+	a->n = n;
+	a->origin = origin;
+	a->step = step;
+}
+
+static void axis_ticks(struct axis *a, double len, double minpx)
+{
+	struct pe_png_ticks t = pe_png_ticks(a->n, a->origin, a->step, len, minpx);
+
+	a->first = t.first;
+	a->every = t.every;
+	a->last = t.first + (a->n - 1 - t.first) / t.every * t.every;
+}
+
+static int imax(int a, int b)
+{
+	return a > b ? a : b;
 }
 
 static void fmt_tick(double v, char *buf)
@@ -274,8 +404,9 @@ struct layout {
 	int fs, th, pad, tick, gap;
 	int hx, hy, hw, hh;	/* heatmap */
 	int cx, cw, ch;		/* colour bar (top at hy) */
-	uint64_t rstep, cstep;	/* tick steps (0: no ticks on that axis) */
-	int rlab_w, clab_w, cblab_w;
+	struct axis r, c;	/* rows (every 0: no ticks), columns */
+	int cblab_w;
+	int xl_x, xl_y, yl_x, yl_y;	/* top-left corners of the axis titles */
 	char vmin_s[32], vmax_s[32], zero_s[32];
 };
 
@@ -284,10 +415,24 @@ static int text_w(const char *s, int fs)
 	return pe_font_width(s, fs);
 }
 
+/* Pixel offset from hx (or hy) of the centre of cell i on an axis of n
+ * cells drawn across len pixels. */
+static int centre(uint64_t i, int len, uint64_t n)
+{
+	return (int)(((double)i + 0.5) * len / (double)n);
+}
+
+/*
+ * From left to right: the y-axis title, the row labels, the ticks, the
+ * heatmap, the colour bar and its labels; top to bottom: the title, the
+ * heatmap, the column ticks and labels, the x-axis title.  The column
+ * labels may reach left of the heatmap and past its right edge, the y-axis
+ * title above and below it when it is longer than the heatmap is tall:
+ * each of these grows the image or moves the heatmap rather than overlap.
+ */
 static void plan(struct png_sink *p, double vmin, double vmax, struct layout *L)
 {
-	char buf[32];
-	int title_w, right, bottom, lastc;
+	int title_w, right, bottom, lastc, left, ylab, xw, yw, w0, off0, top, cb_bottom;
 
 	memset(L, 0, sizeof *L);
 	L->hw = (int)(p->cell * p->gw);
@@ -297,27 +442,41 @@ static void plan(struct png_sink *p, double vmin, double vmax, struct layout *L)
 	L->pad = 5 * L->fs;
 	L->tick = 2 * L->fs + 1;
 	L->gap = 2 * L->fs;
+	ylab = p->o.ylabel && !p->vector;
+	/* where tick labels may start, right of the y-axis title */
+	left = L->pad + (ylab ? L->th + 2 * L->gap : 0);
 
+	axis_init(&L->r, p->rows, p->o.row_origin, p->o.row_step);
 	if (!p->vector) {
-		fmt_u64(p->rows - 1, buf);
-		L->rlab_w = text_w(buf, L->fs);
-		L->rstep = tick_step(p->rows, L->hh, 4.0 * L->th);
+		axis_ticks(&L->r, L->hh, 4.0 * L->th);
+		/* the widest label drawn, and at least the last row's as before
+		 * (rows 0..n-1 keep their layout when only 0 is drawn) */
+		L->r.lab_w = imax(imax(label_w(&L->r, L->r.first, L->fs),
+				       label_w(&L->r, L->r.last, L->fs)),
+				  label_w(&L->r, L->r.n - 1, L->fs));
 	}
-	fmt_u64(p->cols - 1, buf);
-	L->clab_w = text_w(buf, L->fs);
-	L->cstep = tick_step(p->cols, L->hw, L->clab_w + 4 * L->th);
+	/* labels grow or shrink monotonically, so the widest is at an end */
+	axis_init(&L->c, p->cols, p->o.col_origin, p->o.col_step);
+	L->c.lab_w = imax(label_w(&L->c, 0, L->fs), label_w(&L->c, L->c.n - 1, L->fs));
+	axis_ticks(&L->c, L->hw, L->c.lab_w + 4 * L->th);
 
-	L->hx = L->pad + (L->rstep ? L->rlab_w + L->gap + L->tick : 0) + 1;
+	L->hx = left + (L->r.every ? L->r.lab_w + L->gap + L->tick : 0) + 1;
+	/* the first column label must not run into the y-axis title or off
+	 * the image (a gap's margin) */
+	w0 = label_w(&L->c, L->c.first, L->fs);
+	off0 = centre(L->c.first, L->hw, L->c.n);
+	if (L->hx + off0 - w0 / 2 < (ylab ? left : L->gap))
+		L->hx = (ylab ? left : L->gap) + w0 / 2 - off0;
 	L->hy = L->pad + (p->o.title ? L->th + 2 * L->gap : 0) + L->th / 2 + 1;
 
 	/* the last column label may reach past the heatmap's right edge */
-	lastc = L->hx + (int)(((double)((p->cols - 1) / L->cstep * L->cstep) + 0.5) *
-			      L->hw / (double)p->cols) + L->clab_w / 2 + 1;
+	lastc = L->hx + centre(L->c.last, L->hw, L->c.n) + L->c.lab_w / 2 + 1;
 	right = L->hx + L->hw + 1;
 	if (lastc > right)
 		right = lastc;
 	bottom = L->hy + L->hh + 1 + L->tick + L->gap + L->th;
 
+	cb_bottom = 0;
 	if (!p->o.no_colorbar) {
 		L->ch = L->hh < 5 * L->th ? 5 * L->th : L->hh;
 		L->cw = 8 * L->fs;
@@ -331,8 +490,34 @@ static void plan(struct png_sink *p, double vmin, double vmax, struct layout *L)
 		if (text_w(L->vmax_s, L->fs) > L->cblab_w)
 			L->cblab_w = text_w(L->vmax_s, L->fs);
 		right = L->cx + L->cw + 1 + L->tick + 2 * L->gap + L->cblab_w;
-		if (L->hy + L->ch + 1 + L->th / 2 > bottom)
-			bottom = L->hy + L->ch + 1 + L->th / 2;
+		cb_bottom = L->hy + L->ch + 1 + L->th / 2;
+		if (cb_bottom > bottom)
+			bottom = cb_bottom;
+	}
+
+	if (p->o.xlabel) {
+		xw = text_w(p->o.xlabel, L->fs);
+		L->xl_x = L->hx + L->hw / 2 - xw / 2;
+		if (L->xl_x < left)
+			L->xl_x = left;
+		L->xl_y = L->hy + L->hh + 1 + L->tick + L->gap + L->th + 2 * L->gap;
+		/* below a colour bar taller than the heatmap if it would reach it */
+		if (!p->o.no_colorbar && L->xl_x + xw + L->gap > L->cx &&
+		    L->xl_y < cb_bottom + 2 * L->gap)
+			L->xl_y = cb_bottom + 2 * L->gap;
+		bottom = L->xl_y + L->th;
+		if (L->xl_x + xw > right)
+			right = L->xl_x + xw;
+	}
+	if (ylab) {
+		yw = text_w(p->o.ylabel, L->fs);
+		top = p->o.title ? L->pad + L->th + 2 * L->gap : L->pad;
+		L->yl_x = L->pad;
+		L->yl_y = L->hy + L->hh / 2 - yw / 2;
+		if (L->yl_y < top)
+			L->yl_y = top;
+		if (L->yl_y + yw > bottom)
+			bottom = L->yl_y + yw;
 	}
 	title_w = p->o.title ? text_w(p->o.title, L->fs) + 2 * L->pad : 0;
 	right += L->pad;
@@ -351,6 +536,15 @@ static void draw_title(struct png_sink *p, const struct layout *L)
 	if (x < L->pad)
 		x = L->pad;
 	pe_font_draw(p->img, p->w, p->h, x, L->pad, p->o.title, L->fs, INK_RGB);
+}
+
+static void draw_axis_titles(struct png_sink *p, const struct layout *L)
+{
+	if (p->o.xlabel)
+		pe_font_draw(p->img, p->w, p->h, L->xl_x, L->xl_y, p->o.xlabel, L->fs, INK_RGB);
+	if (p->o.ylabel && !p->vector)
+		pe_font_draw_up(p->img, p->w, p->h, L->yl_x, L->yl_y, p->o.ylabel, L->fs,
+				INK_RGB);
 }
 
 static void draw_heatmap(struct png_sink *p, const struct layout *L, const unsigned char *lut,
@@ -391,18 +585,18 @@ static void draw_axes(struct png_sink *p, const struct layout *L)
 	uint64_t i;
 	int c, tw;
 
-	for (i = 0; L->rstep && i < p->rows; i += L->rstep) {
-		c = L->hy + (int)(((double)i + 0.5) * L->hh / (double)p->rows);
+	for (i = L->r.first; L->r.every && i < L->r.n; i += L->r.every) {
+		c = L->hy + centre(i, L->hh, L->r.n);
 		fill_rect(p, L->hx - 1 - L->tick, c - L->fs / 2, L->tick, L->fs, INK_RGB);
-		fmt_u64(i, buf);
+		fmt_label(label_of(&L->r, i), buf);
 		tw = text_w(buf, L->fs);
 		pe_font_draw(p->img, p->w, p->h, L->hx - 1 - L->tick - L->gap - tw, c - L->th / 2,
 			     buf, L->fs, INK_RGB);
 	}
-	for (i = 0; i < p->cols; i += L->cstep) {
-		c = L->hx + (int)(((double)i + 0.5) * L->hw / (double)p->cols);
+	for (i = L->c.first; i < L->c.n; i += L->c.every) {
+		c = L->hx + centre(i, L->hw, L->c.n);
 		fill_rect(p, c - L->fs / 2, L->hy + L->hh + 1, L->fs, L->tick, INK_RGB);
-		fmt_u64(i, buf);
+		fmt_label(label_of(&L->c, i), buf);
 		tw = text_w(buf, L->fs);
 		pe_font_draw(p->img, p->w, p->h, c - tw / 2, L->hy + L->hh + 1 + L->tick + L->gap,
 			     buf, L->fs, INK_RGB);
@@ -522,23 +716,31 @@ static int write_png(struct png_sink *p, const char *meta, const char *heatmap,
 	return 0;
 }
 
-/* The "posenc:heatmap" text: how to map pixels back to values. */
+/* The "posenc:heatmap" text: how to map pixels back to values and
+ * positions. */
 static char *heatmap_json(const struct png_sink *p, const struct layout *L, double vmin,
 			  double vmax)
 {
 	char a[PE_FMT_BUF], b[PE_FMT_BUF], *s;
-	size_t n = 512;
+	size_t n = 640, k;	/* ample: the numbers are at most 24 characters */
 
 	s = malloc(n);
 	if (!s)
 		return NULL;
 	pe_fmt_f64(vmin, a);
 	pe_fmt_f64(vmax, b);
-	snprintf(s, n,
-		 "{\"cmap\":\"%s\",\"vmin\":%s,\"vmax\":%s,\"nan\":\"#ff00ff\","
-		 "\"shape\":[%llu,%llu],\"heatmap\":[%d,%d,%d,%d]}",
-		 pe_colormap_name(p->o.cmap), a, b, (unsigned long long)p->rows,
-		 (unsigned long long)p->cols, L->hx, L->hy, L->hw, L->hh);
+	k = (size_t)snprintf(s, n,
+			     "{\"cmap\":\"%s\",\"vmin\":%s,\"vmax\":%s,\"nan\":\"#ff00ff\","
+			     "\"shape\":[%llu,%llu],\"heatmap\":[%d,%d,%d,%d]",
+			     pe_colormap_name(p->o.cmap), a, b, (unsigned long long)p->rows,
+			     (unsigned long long)p->cols, L->hx, L->hy, L->hw, L->hh);
+	if (!p->vector && (L->r.origin != 0 || L->r.step != 1))
+		k += (size_t)snprintf(s + k, n - k, ",\"row_labels\":[%lld,%llu]",
+				      (long long)L->r.origin, (unsigned long long)L->r.step);
+	if (L->c.origin != 0 || L->c.step != 1)
+		k += (size_t)snprintf(s + k, n - k, ",\"col_labels\":[%lld,%llu]",
+				      (long long)L->c.origin, (unsigned long long)L->c.step);
+	snprintf(s + k, n - k, "}");
 	return s;
 }
 
@@ -574,6 +776,7 @@ static int png_end(struct pe_sink *s, struct pe_error *err)
 		draw_colorbar(p, &L, lut, vmin, vmax);
 	if (p->o.title)
 		draw_title(p, &L);
+	draw_axis_titles(p, &L);
 	if (p->meta) {
 		meta = pe_meta_json(p->meta);
 	} else if ((meta = malloc(3)) != NULL) {
@@ -617,6 +820,10 @@ struct pe_sink *pe_sink_png_new(FILE *fp, const struct pe_sink_opts *opts, struc
 	p->base.ops = &png_ops;
 	p->fp = fp;
 	p->o = *opts;
+	if (p->o.row_step == 0)
+		p->o.row_step = 1;
+	if (p->o.col_step == 0)
+		p->o.col_step = 1;
 	if (p->o.cmap < 0 || p->o.cmap >= pe_colormap_count())
 		p->o.cmap = PE_CMAP_DEFAULT;
 	return &p->base;

@@ -4,6 +4,12 @@
  * the published colour-map values, block averaging, the text chunks (JSON
  * parsed with cJSON), 1-D and integer results, and the refusals.  Pixels,
  * never file bytes: zlib builds compress differently.
+ *
+ * Axes: the tick rule (pe_png_ticks(), io/sink_png.h) by table and by its
+ * invariants; in decoded images, tick marks found by scanning for ink and
+ * tick labels and axis titles found by matching the text as io/font.h
+ * draws it, with a blank margin around it (so nothing else is drawn
+ * there); the vertical text's orientation against hand-worked pixels.
  */
 #include <cJSON.h>
 #include <math.h>
@@ -14,7 +20,9 @@
 #include "core/meta.h"
 #include "core/pipeline.h"
 #include "io/colormap.h"
+#include "io/font.h"
 #include "io/sink.h"
+#include "io/sink_png.h"
 #include "testutil.h"
 
 struct src {
@@ -36,6 +44,7 @@ struct image {
 	unsigned char *rgb;	/* w * h * 3 */
 	char software[64];
 	char *meta;		/* posenc:meta */
+	char *hm_text;		/* posenc:heatmap as written */
 	cJSON *heatmap;		/* posenc:heatmap, parsed */
 	int x, y, hw, hh;	/* heatmap rectangle from posenc:heatmap */
 	int ntext;
@@ -46,6 +55,7 @@ static void image_free(struct image *im)
 {
 	free(im->rgb);
 	free(im->meta);
+	free(im->hm_text);
 	cJSON_Delete(im->heatmap);
 }
 
@@ -99,8 +109,10 @@ static void decode(const char *path, struct image *im)
 			snprintf(im->software, sizeof im->software, "%s", text[i].text);
 		else if (strcmp(text[i].key, "posenc:meta") == 0)
 			im->meta = dup_text(text[i].text);
-		else if (strcmp(text[i].key, "posenc:heatmap") == 0)
+		else if (strcmp(text[i].key, "posenc:heatmap") == 0) {
+			im->hm_text = dup_text(text[i].text);
 			im->heatmap = cJSON_Parse(text[i].text);
+		}
 	}
 	png_destroy_read_struct(&png, &info, NULL);
 	fclose(fp);
@@ -447,6 +459,721 @@ static void test_deterministic(void **state)
 	image_free(&b);
 }
 
+/* FNV-1a (64 bits) of the decoded image: width, height (4 bytes each,
+ * little-endian), then the RGB rows. */
+static uint64_t pixels_hash(const struct image *im)
+{
+	uint64_t h = 0xcbf29ce484222325u;
+	unsigned char dim[8];
+	size_t i, n = (size_t)im->w * (size_t)im->h * 3;
+
+	for (i = 0; i < 4; i++) {
+		dim[i] = (unsigned char)((unsigned)im->w >> (8 * i));
+		dim[4 + i] = (unsigned char)((unsigned)im->h >> (8 * i));
+	}
+	for (i = 0; i < 8; i++)
+		h = (h ^ dim[i]) * 0x100000001b3u;
+	for (i = 0; i < n; i++)
+		h = (h ^ im->rgb[i]) * 0x100000001b3u;
+	return h;
+}
+
+/* Regression anchors: images drawn without the axis-label fields (origin
+ * 0, step 1, no axis titles).  The expected hashes, sizes and heatmap texts
+ * are what the renderer gave before axis labels and titles were added
+ * (commit e0b2d73), recorded by running this test against that code: they
+ * pin today's layout and ticks so that later changes to the axes keep such
+ * images the same, pixel for pixel.  They are not a check of correctness;
+ * the other tests are. */
+struct anchor {
+	const char *what;
+	enum pe_dtype dt;
+	int ndim;
+	uint64_t a, b;
+	unsigned size;
+	int no_colorbar;
+	const char *title;
+	int w, h;
+	uint64_t hash;
+	const char *heatmap;
+};
+
+/* Deterministic test data without libm: an integer pattern, signed values
+ * (r - c) / R for the square cases, and when nan is set a NaN at element
+ * cols + 1 (cell (1, 1) of a matrix, the third value of a vector). */
+static void *anchor_data(const struct anchor *c, int nan)
+{
+	uint64_t n = c->a * (c->ndim == 2 ? c->b : 1), k, r, col, cols = c->ndim == 2 ? c->b : 1;
+	float *f;
+	int32_t *v;
+
+	if (c->dt == PE_I32) {
+		v = malloc(n * sizeof *v);
+		assert_non_null(v);
+		for (k = 0; k < n; k++)
+			v[k] = (int32_t)((k * 37) % 11);
+		return v;
+	}
+	f = malloc(n * sizeof *f);
+	assert_non_null(f);
+	for (k = 0; k < n; k++) {
+		r = k / cols;
+		col = k % cols;
+		if (c->ndim == 2 && c->a == c->b)
+			f[k] = (float)((double)((int64_t)r - (int64_t)col) / (double)c->a);
+		else
+			f[k] = (float)((r * 7 + col * 13) % 101) / 100.0f;
+	}
+	if (nan && n > cols + 1)
+		f[cols + 1] = NAN;
+	return f;
+}
+
+static const struct anchor anchors[] = {
+	{ "4x4 scaled up, colour bar", PE_F32, 2, 4, 4, 0, 0, NULL,
+	  651, 564, 0xc5a824d6e1282f04u,
+	  "{\"cmap\":\"viridis\",\"vmin\":-0.75,\"vmax\":0.75,\"nan\":\"#ff00ff\","
+	  "\"shape\":[4,4],\"heatmap\":[30,18,512,512]}" },
+	{ "7x5 scaled up, title, no colour bar, NaN", PE_F32, 2, 7, 5, 0, 1, "anchor: 7 x 5",
+	  406, 585, 0x2a440d6cc9c5364au,
+	  "{\"cmap\":\"viridis\",\"vmin\":0,\"vmax\":0.9399999976158142,\"nan\":\"#ff00ff\","
+	  "\"shape\":[7,5],\"heatmap\":[30,40,365,511]}" },
+	{ "3000x700 averaged down", PE_F32, 2, 3000, 700, 0, 0, NULL,
+	  605, 2100, 0x505592f9e95820c4u,
+	  "{\"cmap\":\"viridis\",\"vmin\":0,\"vmax\":1,\"nan\":\"#ff00ff\","
+	  "\"shape\":[3000,700],\"heatmap\":[66,18,478,2048]}" },
+	{ "1000x1000 signed, size 300, title", PE_F32, 2, 1000, 1000, 300, 0, "signed",
+	  475, 374, 0x21e792eb09e49529u,
+	  "{\"cmap\":\"viridis\",\"vmin\":-0.9990000128746033,"
+	  "\"vmax\":0.9990000128746033,\"nan\":\"#ff00ff\","
+	  "\"shape\":[1000,1000],\"heatmap\":[54,40,300,300]}" },
+	{ "1-D strip of 300", PE_F32, 1, 300, 0, 0, 0, NULL,
+	  372, 106, 0x9ed74f3b3c3f1366u,
+	  "{\"cmap\":\"viridis\",\"vmin\":0,\"vmax\":1,\"nan\":\"#ff00ff\","
+	  "\"shape\":[1,300],\"heatmap\":[11,18,300,32]}" },
+	{ "1-D strip of 5, size 50, title, no colour bar, NaN", PE_F32, 1, 5, 0, 50, 1, "strip",
+	  62, 70, 0xea4f77332acdd39au,
+	  "{\"cmap\":\"viridis\",\"vmin\":0,\"vmax\":0.2800000011920929,\"nan\":\"#ff00ff\","
+	  "\"shape\":[1,5],\"heatmap\":[6,20,50,32]}" },
+	{ "1-D strip of 5000 averaged down", PE_F32, 1, 5000, 0, 0, 0, NULL,
+	  2120, 106, 0xc2561b5804a3a34bu,
+	  "{\"cmap\":\"viridis\",\"vmin\":0,\"vmax\":1,\"nan\":\"#ff00ff\","
+	  "\"shape\":[1,5000],\"heatmap\":[11,18,2048,32]}" },
+	{ "1000x10 size 100 (one pixel wide)", PE_F32, 2, 1000, 10, 100, 0, NULL,
+	  61, 127, 0x4003dc84d78fd09fu,
+	  "{\"cmap\":\"viridis\",\"vmin\":0,\"vmax\":1,\"nan\":\"#ff00ff\","
+	  "\"shape\":[1000,10],\"heatmap\":[28,9,1,100]}" },
+	{ "12x12 size 30 (one tick per axis)", PE_F32, 2, 12, 12, 30, 0, NULL,
+	  114, 53, 0x5f3871c62e04a54bu,
+	  "{\"cmap\":\"viridis\",\"vmin\":-0.9166666865348816,"
+	  "\"vmax\":0.9166666865348816,\"nan\":\"#ff00ff\","
+	  "\"shape\":[12,12],\"heatmap\":[22,9,24,24]}" },
+	{ "int32 2x3", PE_I32, 2, 2, 3, 0, 0, NULL,
+	  601, 392, 0xc49b2267043cad37u,
+	  "{\"cmap\":\"viridis\",\"vmin\":0,\"vmax\":9,\"nan\":\"#ff00ff\","
+	  "\"shape\":[2,3],\"heatmap\":[30,18,510,340]}" },
+};
+
+static void test_anchors(void **state)
+{
+	struct pe_sink_opts o;
+	struct image im;
+	const struct anchor *c;
+	void *data;
+	uint64_t h;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof anchors / sizeof anchors[0]; i++) {
+		c = &anchors[i];
+		memset(&o, 0, sizeof o);
+		o.size = c->size;
+		o.no_colorbar = c->no_colorbar;
+		o.title = c->title;
+		data = anchor_data(c, c->no_colorbar);	/* NaN: a case of each kind */
+		render_decode(data, c->dt, c->ndim, c->a, c->b, &o, NULL, &im);
+		h = pixels_hash(&im);
+		if (im.w != c->w || im.h != c->h || h != c->hash)
+			fail_msg("%s: %d x %d, hash 0x%016llx; expected %d x %d, 0x%016llx",
+				 c->what, im.w, im.h, (unsigned long long)h, c->w, c->h,
+				 (unsigned long long)c->hash);
+		assert_string_equal(im.hm_text, c->heatmap);
+		image_free(&im);
+		free(data);
+	}
+}
+
+/* ---- axes: ticks, labels and titles ---- */
+
+/* Vertical text reads bottom to top, glyph tops to the left: "-." drawn
+ * up at scale 1 is a 7 x 11 box; '-' (font row 3, columns 0-4) comes
+ * first, at the bottom: x = 3, y = 10 - u for u = 0..4; '.' (rows 5-6,
+ * columns 1-2, after an advance of 6) lands at x = 5..6, y = 10 - 7..8. */
+static void test_font_up(void **state)
+{
+	static const unsigned char ink[3] = { 0, 0, 0 };
+	unsigned char img[7 * 11 * 3], up[11 * 17 * 3], flat[17 * 7 * 3];
+	int x, y, want, u, v;
+
+	(void)state;
+	assert_int_equal(pe_font_width("-.", 1), 11);
+	memset(img, 0xff, sizeof img);
+	pe_font_draw_up(img, 7, 11, 0, 0, "-.", 1, ink);
+	for (y = 0; y < 11; y++) {
+		for (x = 0; x < 7; x++) {
+			want = (x == 3 && y >= 6) || ((x == 5 || x == 6) && (y == 2 || y == 3));
+			if ((img[(y * 7 + x) * 3] == 0) != want)
+				fail_msg("pixel (%d, %d) is %s", x, y, want ? "blank" : "ink");
+		}
+	}
+	/* any text: the upright drawing turned counter-clockwise, clipped
+	 * alike (the box starts one pixel outside the image) */
+	memset(flat, 0xff, sizeof flat);
+	memset(up, 0xff, sizeof up);
+	pe_font_draw(flat, 17, 7, 0, 0, "Ag3", 1, ink);
+	pe_font_draw_up(up, 7, 17, -1, 0, "Ag3", 1, ink);
+	for (u = 0; u < 17; u++)
+		for (v = 1; v < 7; v++)
+			assert_int_equal(up[((16 - u) * 7 + v - 1) * 3], flat[(v * 17 + u) * 3]);
+}
+
+/* The old rule, for origin 0 and step 1: the first of 1, 2, 5, 10, ...
+ * at least minpx apart, or the first reaching n. */
+static uint64_t old_every(uint64_t n, double len, double minpx)
+{
+	static const uint64_t mant[3] = { 1, 2, 5 };
+	uint64_t decade = 1, q = 1;
+	int m = 0;
+
+	while ((double)q * len / (double)n < minpx && q < n) {
+		if (++m == 3) {
+			m = 0;
+			decade *= 10;
+		}
+		q = decade * mant[m];
+	}
+	return q;
+}
+
+/* 1, 2 or 5 x 10^k */
+static int is_round(uint64_t v)
+{
+	while (v >= 10 && v % 10 == 0)
+		v /= 10;
+	return v == 1 || v == 2 || v == 5;
+}
+
+static void test_ticks_table(void **state)
+{
+	static const struct {
+		uint64_t n;
+		int64_t origin;
+		uint64_t step;
+		double len, minpx;
+		uint64_t first, every;
+	} c[] = {
+		/* 512 rows on 512 pixels, rows at least 4 lines (56 px) apart */
+		{ 512, 0, 1, 512, 56, 0, 100 },
+		{ 512, 2, 1, 512, 56, 98, 100 },	/* labels 100, 200, ... */
+		{ 512, -5, 1, 512, 56, 5, 100 },	/* 0, 100, ... */
+		{ 500, -1000, 1, 512, 56, 0, 100 },	/* -1000, -900, ... */
+		{ 512, 1000000, 1, 512, 56, 0, 100 },
+		/* step 4: 400 (4 x 100) beats the round 500; farther apart the
+		 * round 500 (125 rows) beats 800 (4 x 200) */
+		{ 512, 0, 4, 512, 56, 0, 100 },
+		{ 512, 0, 4, 512, 102, 0, 125 },
+		{ 512, 8, 4, 512, 102, 123, 125 },	/* 8 + 123 x 4 = 500 */
+		{ 512, 2, 4, 512, 102, 0, 125 },	/* 2 + 4i is never a multiple of 500 */
+		{ 100, 1, 2, 100, 10, 0, 10 },	/* odd labels, even period: from 0 */
+		/* no round multiple of 3 or 7: step x round */
+		{ 512, 0, 3, 512, 56, 0, 100 },
+		{ 512, 21, 7, 512, 56, 97, 100 },	/* 21 + 97 x 7 = 700 */
+		/* step 16 over 64 cells: 160 (no round multiple below 2000) */
+		{ 64, 0, 16, 512, 56, 0, 10 },
+		/* step 25: the round 50 and 100 */
+		{ 1000, 0, 25, 1000, 2, 0, 2 },
+		{ 1000, 0, 25, 1000, 3, 0, 4 },
+		/* one tick: every reaches n; its label, else cell 0 */
+		{ 12, 0, 1, 24, 28, 0, 20 },
+		{ 12, 2, 1, 24, 28, 0, 20 },
+		{ 12, 15, 1, 24, 28, 5, 20 },
+		{ 1, 7, 1, 32, 28, 0, 1 },
+		/* extremes of int64_t */
+		{ 2, INT64_MIN, (uint64_t)1 << 63, 100, 10, 0, 1 },
+		{ 2, INT64_MIN, (uint64_t)1 << 63, 100, 60, 0, 2 },
+		{ 11, INT64_MAX - 10, 1, 100, 60, 3, 10 },	/* ...797: ...800 */
+		{ 11, INT64_MIN, 1, 100, 60, 8, 10 },	/* ...808: ...800 */
+	};
+	struct pe_png_ticks t;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof c / sizeof c[0]; i++) {
+		t = pe_png_ticks(c[i].n, c[i].origin, c[i].step, c[i].len, c[i].minpx);
+		if (t.first != c[i].first || t.every != c[i].every)
+			fail_msg("case %zu: first %llu every %llu, expected %llu %llu", i,
+				 (unsigned long long)t.first, (unsigned long long)t.every,
+				 (unsigned long long)c[i].first, (unsigned long long)c[i].every);
+	}
+}
+
+/* The rule's promises for one axis: a period that is step x round or
+ * round, ticks far enough apart (or a single one), and the first tick on
+ * a label that is a multiple of the period whenever some cell has one. */
+static void check_ticks(uint64_t n, int64_t origin, uint64_t step, double len, double minpx)
+{
+	struct pe_png_ticks t = pe_png_ticks(n, origin, step, len, minpx);
+	uint64_t period = t.every * step, i;
+
+	assert_true(t.every >= 1);
+	assert_true(is_round(t.every) || is_round(period));
+	assert_true((double)t.every * len / (double)n >= minpx || t.every >= n);
+	assert_true(t.first < n && t.first < t.every);
+	if ((origin + (int64_t)(t.first * step)) % (int64_t)period == 0)
+		return;
+	assert_int_equal(t.first, 0);
+	for (i = 0; i < n; i++)
+		assert_true((origin + (int64_t)(i * step)) % (int64_t)period != 0);
+}
+
+/* Over a grid of axes: origin 0 and step 1 give the old ticks exactly,
+ * and any origin and step keep the rule's promises. */
+static void test_ticks_rule(void **state)
+{
+	static const uint64_t ns[] = { 1, 2, 3, 7, 12, 64, 100, 511, 512, 1000, 3000, 100000 };
+	static const double lens[] = { 24, 100, 512, 2048 };
+	static const double minpxs[] = { 2, 28, 56, 102 };
+	static const int64_t origins[] = { 0, 1, 2, -5, -1000, 999, 1000000, -7 };
+	static const uint64_t steps[] = { 1, 2, 3, 4, 5, 7, 16, 25, 1000 };
+	struct pe_png_ticks t;
+	size_t a, b, c, d, e;
+
+	(void)state;
+	for (a = 0; a < sizeof ns / sizeof ns[0]; a++) {
+		for (b = 0; b < 4; b++) {
+			for (c = 0; c < 4; c++) {
+				t = pe_png_ticks(ns[a], 0, 1, lens[b], minpxs[c]);
+				assert_int_equal(t.first, 0);
+				assert_int_equal(t.every, old_every(ns[a], lens[b], minpxs[c]));
+				for (d = 0; d < sizeof origins / sizeof origins[0]; d++)
+					for (e = 0; e < sizeof steps / sizeof steps[0]; e++)
+						check_ticks(ns[a], origins[d], steps[e], lens[b],
+							    minpxs[c]);
+			}
+		}
+	}
+}
+
+static int is_ink(const struct image *im, int x, int y)
+{
+	const unsigned char *p = pixel(im, x, y);
+
+	return p[0] == 0 && p[1] == 0 && p[2] == 0;
+}
+
+/*
+ * Where s, drawn as io/font.h draws it at scale fs (turned up when up),
+ * appears in im with a blank margin of m pixels around its box, the box's
+ * top-left corner in [x0, x1] x [y0, y1]: returns how many such places
+ * there are and the first in *fx, *fy.  Every pixel of the box and margin
+ * must match: ink where the font has ink, white elsewhere.
+ */
+static int find_text(const struct image *im, const char *s, int fs, int up, int m, int x0,
+		     int x1, int y0, int y1, int *fx, int *fy)
+{
+	static const unsigned char ink[3] = { 0, 0, 0 };
+	int len = pe_font_width(s, fs), th = PE_GLYPH_H * fs;
+	int bw = (up ? th : len) + 2 * m, bh = (up ? len : th) + 2 * m;
+	unsigned char *t = malloc((size_t)bw * (size_t)bh * 3);
+	const unsigned char *p, *q;
+	int x, y, i, j, found = 0, ok;
+
+	assert_non_null(t);
+	memset(t, 0xff, (size_t)bw * (size_t)bh * 3);
+	if (up)
+		pe_font_draw_up(t, bw, bh, m, m, s, fs, ink);
+	else
+		pe_font_draw(t, bw, bh, m, m, s, fs, ink);
+	for (y = y0; y <= y1; y++) {
+		for (x = x0; x <= x1; x++) {
+			if (x - m < 0 || y - m < 0 || x - m + bw > im->w || y - m + bh > im->h)
+				continue;
+			ok = 1;
+			for (j = 0; j < bh && ok; j++) {
+				for (i = 0; i < bw && ok; i++) {
+					p = pixel(im, x - m + i, y - m + j);
+					q = t + ((size_t)j * (size_t)bw + (size_t)i) * 3;
+					ok = memcmp(p, q, 3) == 0;
+				}
+			}
+			if (ok && found++ == 0) {
+				*fx = x;
+				*fy = y;
+			}
+		}
+	}
+	free(t);
+	return found;
+}
+
+/* The centres of the tick marks along the row axis (in column at, runs of
+ * ink going down beside the heatmap) or the column axis (in row at, runs
+ * going right under it); returns how many, at most max. */
+static int find_ticks(const struct image *im, int rows, int at, int *centres, int max)
+{
+	int k, n = 0, start = -1, k0 = rows ? im->y : im->x, len = rows ? im->hh : im->hw;
+
+	for (k = k0; k <= k0 + len; k++) {
+		if (k < k0 + len && (rows ? is_ink(im, at, k) : is_ink(im, k, at))) {
+			if (start < 0)
+				start = k;
+			continue;
+		}
+		if (start >= 0 && n < max)
+			centres[n++] = start + (k - start) / 2;
+		start = -1;
+	}
+	return n;
+}
+
+/* The same heatmap rectangle, frame included, in both images. */
+static void assert_same_heatmap(const struct image *a, const struct image *b)
+{
+	int y;
+
+	assert_int_equal(a->hw, b->hw);
+	assert_int_equal(a->hh, b->hh);
+	for (y = -1; y <= a->hh; y++)
+		assert_memory_equal(pixel(a, a->x - 1, a->y + y), pixel(b, b->x - 1, b->y + y),
+				    (size_t)(a->hw + 2) * 3);
+}
+
+static float *square(int n)
+{
+	float *v = malloc((size_t)n * (size_t)n * sizeof *v);
+	int i, j;
+
+	assert_non_null(v);
+	for (i = 0; i < n; i++)
+		for (j = 0; j < n; j++)
+			v[i * n + j] = (float)((i * 7 + j * 3) % 29);
+	return v;
+}
+
+/* Positions 2 .. 513 on 512 rows: row ticks at 100, 200, ..., 500 (cells
+ * 98, 198, ...), not at 2, 102, ...; columns keep 0, 100, ... */
+static void test_row_labels_origin(void **state)
+{
+	float *v = square(512);
+	struct pe_sink_opts o;
+	struct image im, plain;
+	int ticks[16], n, k, x, y;
+	char lab[8];
+
+	(void)state;
+	memset(&o, 0, sizeof o);
+	render_decode(v, PE_F32, 2, 512, 512, &o, NULL, &plain);
+	o.row_origin = 2;
+	render_decode(v, PE_F32, 2, 512, 512, &o, NULL, &im);
+	assert_same_heatmap(&im, &plain);
+	n = find_ticks(&im, 1, im.x - 2, ticks, 16);
+	assert_int_equal(n, 5);
+	for (k = 0; k < n; k++) {
+		/* tick k at the centre of cell 98 + 100k, one pixel per cell */
+		assert_int_equal(ticks[k], im.y + 98 + 100 * k);
+		snprintf(lab, sizeof lab, "%d", 100 * (k + 1));
+		assert_int_equal(find_text(&im, lab, 2, 0, 4, 0, im.x - 2, ticks[k] - 10,
+					   ticks[k] + 3, &x, &y), 1);
+		/* right-aligned beside its tick, vertically centred on it */
+		assert_true(x + pe_font_width(lab, 2) < im.x - 2 && im.x - 2 - x -
+			    pe_font_width(lab, 2) <= 12);
+		assert_true(y <= ticks[k] && y + 14 > ticks[k]);
+	}
+	assert_int_equal(find_text(&im, "2", 2, 0, 4, 0, im.x, 0, im.h - 14, &x, &y), 0);
+	/* the column axis is untouched: the same ticks as before */
+	n = find_ticks(&im, 0, im.y + im.hh + 2, ticks, 16);
+	assert_int_equal(n, 6);
+	assert_int_equal(ticks[0], im.x);
+	assert_int_equal(find_text(&im, "500", 2, 0, 4, ticks[5] - 20, ticks[5], im.y + im.hh,
+				   im.y + im.hh + 20, &x, &y), 1);
+	image_free(&im);
+	image_free(&plain);
+	free(v);
+}
+
+/* Negative origins and a step: columns -5 .. 506 tick at 0, 100, ... (cell
+ * 5 first); rows 0, 4, ..., 2044 tick at 0, 400, 800, ... */
+static void test_labels_negative_and_step(void **state)
+{
+	float *v = square(512);
+	struct pe_sink_opts o;
+	struct image im;
+	int ticks[16], n, k, x, y;
+	char lab[8];
+
+	(void)state;
+	memset(&o, 0, sizeof o);
+	o.col_origin = -5;
+	o.row_step = 4;
+	render_decode(v, PE_F32, 2, 512, 512, &o, NULL, &im);
+	n = find_ticks(&im, 0, im.y + im.hh + 2, ticks, 16);
+	assert_int_equal(n, 6);
+	for (k = 0; k < n; k++) {
+		assert_int_equal(ticks[k], im.x + 5 + 100 * k);
+		snprintf(lab, sizeof lab, "%d", 100 * k);
+		assert_int_equal(find_text(&im, lab, 2, 0, 4, ticks[k] - 20, ticks[k],
+					   im.y + im.hh, im.y + im.hh + 20, &x, &y), 1);
+	}
+	n = find_ticks(&im, 1, im.x - 2, ticks, 16);
+	assert_int_equal(n, 6);
+	for (k = 0; k < n; k++) {
+		assert_int_equal(ticks[k], im.y + 100 * k);
+		snprintf(lab, sizeof lab, "%d", 400 * k);
+		assert_int_equal(find_text(&im, lab, 2, 0, 4, 0, im.x - 2, ticks[k] - 10,
+					   ticks[k] + 3, &x, &y), 1);
+	}
+	image_free(&im);
+
+	/* labels to the left of zero: -1000, -900, ..., -600 */
+	memset(&o, 0, sizeof o);
+	o.row_origin = -1000;
+	render_decode(v, PE_F32, 2, 500, 500, &o, NULL, &im);
+	n = find_ticks(&im, 1, im.x - 2, ticks, 16);
+	assert_int_equal(n, 5);
+	for (k = 0; k < n; k++) {
+		snprintf(lab, sizeof lab, "%d", -1000 + 100 * k);
+		assert_int_equal(find_text(&im, lab, 2, 0, 4, 0, im.x - 2, ticks[k] - 10,
+					   ticks[k] + 3, &x, &y), 1);
+		assert_true(x >= 4);
+	}
+	image_free(&im);
+	free(v);
+}
+
+/* Wide labels: positions 1,000,000 .. 1,000,999 on both axes; every row
+ * label whole inside the image, the first column label too. */
+static void test_wide_labels(void **state)
+{
+	float *v = calloc(1000 * 1000, sizeof *v);
+	struct pe_sink_opts o;
+	struct image im;
+	int ticks[16], n, k, x, y;
+	char lab[16];
+
+	(void)state;
+	assert_non_null(v);
+	v[0] = 1;
+	memset(&o, 0, sizeof o);
+	o.row_origin = o.col_origin = 1000000;
+	render_decode(v, PE_F32, 2, 1000, 1000, &o, NULL, &im);
+	n = find_ticks(&im, 1, im.x - 2, ticks, 16);
+	assert_int_equal(n, 10);
+	for (k = 0; k < n; k++) {
+		snprintf(lab, sizeof lab, "%d", 1000000 + 100 * k);
+		assert_int_equal(find_text(&im, lab, 2, 0, 4, 0, im.x - 2, ticks[k] - 10,
+					   ticks[k] + 3, &x, &y), 1);
+	}
+	n = find_ticks(&im, 0, im.y + im.hh + 2, ticks, 16);
+	assert_true(n >= 2);
+	assert_int_equal(find_text(&im, "1000000", 2, 0, 4, 0, im.x, im.y + im.hh,
+				   im.y + im.hh + 20, &x, &y), 1);
+	image_free(&im);
+
+	/* a 1-D result uses the column mapping: the strip's first label
+	 * (cell 0) is pushed right to stay whole */
+	o.row_origin = 0;
+	render_decode(v, PE_F32, 1, 300, 0, &o, NULL, &im);
+	assert_int_equal(find_text(&im, "1000000", 2, 0, 4, 0, im.x, im.y + im.hh,
+				   im.y + im.hh + 20, &x, &y), 1);
+	assert_true(x >= 4);
+	image_free(&im);
+	free(v);
+}
+
+/* Axis titles: each adds room (the x title height, the y title width, no
+ * more), sits centred on its axis with a blank margin around it, the
+ * y title reading bottom to top left of the row labels; the heatmap keeps
+ * its pixels. */
+static void test_axis_titles(void **state)
+{
+	float *v = square(512);
+	struct pe_sink_opts o;
+	struct image plain, both, xonly, yonly;
+	int x, y, len = pe_font_width("position", 2), rx, ry;
+
+	(void)state;
+	memset(&o, 0, sizeof o);
+	o.row_origin = o.col_origin = 2;
+	o.row_step = o.col_step = 4;
+	render_decode(v, PE_F32, 2, 512, 512, &o, NULL, &plain);
+	o.xlabel = "position";
+	render_decode(v, PE_F32, 2, 512, 512, &o, NULL, &xonly);
+	o.xlabel = NULL;
+	o.ylabel = "position";
+	render_decode(v, PE_F32, 2, 512, 512, &o, NULL, &yonly);
+	o.xlabel = "position";
+	render_decode(v, PE_F32, 2, 512, 512, &o, NULL, &both);
+	assert_int_equal(xonly.w, plain.w);
+	assert_true(xonly.h > plain.h + 14);
+	assert_true(yonly.w > plain.w + 14);
+	assert_int_equal(yonly.h, plain.h);
+	assert_int_equal(both.w, yonly.w);
+	assert_int_equal(both.h, xonly.h);
+	assert_same_heatmap(&both, &plain);
+	assert_int_equal(both.y, plain.y);
+	assert_int_equal(both.x, yonly.x);
+
+	/* x title: below the column labels, centred under the heatmap */
+	assert_int_equal(find_text(&both, "position", 2, 0, 4, 0, both.w - 1, both.y + both.hh + 1,
+				   both.h - 1, &x, &y), 1);
+	assert_true(y > both.y + both.hh + 14);
+	assert_true(abs(x + len / 2 - (both.x + both.hw / 2)) <= 2);
+	/* y title: turned, centred on the heatmap, left of every row label */
+	assert_int_equal(find_text(&both, "position", 2, 1, 4, 0, both.x - 1, 0, both.h - 1, &x,
+				   &y), 1);
+	assert_true(abs(y + len / 2 - (both.y + both.hh / 2)) <= 2);
+	assert_int_equal(find_text(&both, "2", 2, 0, 4, x + 14, both.x - 2, both.y - 7,
+				   both.y + 7, &rx, &ry), 1);
+	image_free(&plain);
+	image_free(&xonly);
+	image_free(&yonly);
+	image_free(&both);
+	free(v);
+}
+
+/* Small pictures whose titles are longer than the heatmap: the image
+ * grows to hold them and nothing touches them (a blank margin of two
+ * pixels around each, at scale 1); the y title is absent on a 1-D result,
+ * which has no row axis. */
+static void test_axis_titles_crowded(void **state)
+{
+	const char *xl = "a rather long x-axis title", *yl = "a long y-axis title";
+	float v[3 * 40];
+	struct pe_sink_opts o;
+	struct image im, plain;
+	int i, x, y;
+
+	(void)state;
+	for (i = 0; i < 3 * 40; i++)
+		v[i] = (float)(i % 7);
+	memset(&o, 0, sizeof o);
+	o.size = 80;
+	o.xlabel = xl;
+	o.ylabel = yl;
+	o.title = "t";
+	render_decode(v, PE_F32, 2, 3, 40, &o, NULL, &im);
+	assert_int_equal(find_text(&im, xl, 1, 0, 2, 0, im.w - 1, im.y + im.hh, im.h - 1, &x, &y),
+			 1);
+	assert_true(x + pe_font_width(xl, 1) <= im.w);
+	assert_int_equal(find_text(&im, yl, 1, 1, 2, 0, im.x - 1, 0, im.h - 1, &x, &y), 1);
+	assert_true(y >= 5 + 7 + 4);	/* below the title's line */
+	assert_true(y + pe_font_width(yl, 1) <= im.h);
+	assert_int_equal(find_text(&im, "t", 1, 0, 2, 0, im.w - 1, 0, 10, &x, &y), 1);
+	image_free(&im);
+
+	/* a strip: its colour bar is taller than it; the x title does not
+	 * run into the bar's labels */
+	memset(&o, 0, sizeof o);
+	o.size = 50;
+	o.xlabel = xl;
+	render_decode(v, PE_F32, 1, 5, 0, &o, NULL, &im);
+	assert_int_equal(find_text(&im, xl, 1, 0, 2, 0, im.w - 1, im.y + im.hh, im.h - 1, &x, &y),
+			 1);
+	image_free(&im);
+	o.ylabel = yl;
+	o.row_origin = 7;	/* ignored: one row */
+	render_decode(v, PE_F32, 1, 5, 0, &o, NULL, &plain);
+	o.ylabel = NULL;
+	o.row_origin = 0;
+	render_decode(v, PE_F32, 1, 5, 0, &o, NULL, &im);
+	assert_int_equal(plain.w, im.w);
+	assert_int_equal(plain.h, im.h);
+	assert_memory_equal(plain.rgb, im.rgb, (size_t)im.w * (size_t)im.h * 3);
+	assert_string_equal(plain.hm_text, im.hm_text);
+	image_free(&im);
+	image_free(&plain);
+}
+
+/* "row_labels" / "col_labels" in posenc:heatmap: only when not [0, 1]. */
+static void test_heatmap_label_keys(void **state)
+{
+	static const struct {
+		int ndim;
+		int64_t ro, co;
+		uint64_t rs, cs;
+		int has_r, has_c;
+	} c[] = {
+		{ 2, 0, 0, 1, 1, 0, 0 },	/* step 1 is the default */
+		{ 2, 2, 0, 0, 0, 1, 0 },
+		{ 2, 0, -5, 0, 0, 0, 1 },
+		{ 2, 0, 0, 4, 0, 1, 0 },
+		{ 2, 1000, 1000, 2, 3, 1, 1 },
+		{ 1, 9, 0, 9, 0, 0, 0 },	/* 1-D: rows unused */
+		{ 1, 0, 3, 0, 2, 0, 1 },
+	};
+	struct pe_sink_opts o;
+	struct image im;
+	cJSON *r, *k;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof c / sizeof c[0]; i++) {
+		memset(&o, 0, sizeof o);
+		o.row_origin = c[i].ro;
+		o.col_origin = c[i].co;
+		o.row_step = c[i].rs;
+		o.col_step = c[i].cs;
+		render_decode(ramp16, PE_F32, c[i].ndim, c[i].ndim == 2 ? 4 : 16, 4, &o, NULL, &im);
+		r = cJSON_GetObjectItem(im.heatmap, "row_labels");
+		k = cJSON_GetObjectItem(im.heatmap, "col_labels");
+		assert_int_equal(r != NULL, c[i].has_r);
+		assert_int_equal(k != NULL, c[i].has_c);
+		if (r) {
+			assert_true(cJSON_IsArray(r) && cJSON_GetArraySize(r) == 2);
+			assert_true(cJSON_GetArrayItem(r, 0)->valuedouble == (double)c[i].ro);
+			assert_true(cJSON_GetArrayItem(r, 1)->valuedouble ==
+				    (double)(c[i].rs ? c[i].rs : 1));
+		}
+		if (k) {
+			assert_true(cJSON_IsArray(k) && cJSON_GetArraySize(k) == 2);
+			assert_true(cJSON_GetArrayItem(k, 0)->valuedouble == (double)c[i].co);
+			assert_true(cJSON_GetArrayItem(k, 1)->valuedouble ==
+				    (double)(c[i].cs ? c[i].cs : 1));
+		}
+		if (!r && !k)
+			assert_null(strstr(im.hm_text, "labels"));
+		image_free(&im);
+	}
+}
+
+/* Labels that do not fit in int64_t are refused; the largest that do are
+ * drawn. */
+static void test_label_range(void **state)
+{
+	struct pe_error err = { PE_OK, "" };
+	struct pe_sink_opts o;
+	struct image im;
+	char *path;
+
+	(void)state;
+	memset(&o, 0, sizeof o);
+	o.row_origin = INT64_MAX - 2;
+	path = render(ramp16, PE_F32, 2, 4, 4, &o, NULL, &err);
+	assert_null(path);
+	assert_int_equal(err.code, PE_ERR_USAGE);
+	o.row_origin = INT64_MAX - 3;
+	o.col_origin = INT64_MIN;
+	render_decode(ramp16, PE_F32, 2, 4, 4, &o, NULL, &im);
+	image_free(&im);
+	o.row_origin = 0;
+	o.col_step = UINT64_MAX / 2;
+	path = render(ramp16, PE_F32, 2, 4, 4, &o, NULL, &err);
+	assert_null(path);
+	o.col_step = ((uint64_t)1 << 62) - 1;	/* INT64_MIN + 3 x step < 2^62 */
+	render_decode(ramp16, PE_F32, 2, 4, 4, &o, NULL, &im);
+	image_free(&im);
+}
+
 /* --vmin alone at or above the data's maximum cannot make a range. */
 static void test_refusals(void **state)
 {
@@ -479,6 +1206,17 @@ int main(void)
 		cmocka_unit_test(test_constant),
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_anchors),
+		cmocka_unit_test(test_font_up),
+		cmocka_unit_test(test_ticks_table),
+		cmocka_unit_test(test_ticks_rule),
+		cmocka_unit_test(test_row_labels_origin),
+		cmocka_unit_test(test_labels_negative_and_step),
+		cmocka_unit_test(test_wide_labels),
+		cmocka_unit_test(test_axis_titles),
+		cmocka_unit_test(test_axis_titles_crowded),
+		cmocka_unit_test(test_heatmap_label_keys),
+		cmocka_unit_test(test_label_range),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
