@@ -130,7 +130,7 @@ static int read_fifo(struct pe_input *in, int fd, size_t max_bytes, struct pe_er
 
 	in->buf = malloc(cap);
 	if (!in->buf)
-		return pe_fail(err, PE_ERR_NOMEM, "out of memory");
+		return pe_fail(err, PE_ERR_NOMEM, "%s: out of memory", in->name);
 	for (;;) {
 		r = read(fd, in->buf, cap);
 		if (r > 0 || (r < 0 && errno == EAGAIN))
@@ -227,7 +227,7 @@ int pe_input_open(struct pe_input *in, const char *path, size_t max_bytes,
 	in->path = malloc(strlen(path) + 1);
 	if (!in->path) {
 		in->name = path;
-		return pe_fail(err, PE_ERR_NOMEM, "out of memory");
+		return pe_fail(err, PE_ERR_NOMEM, "%s: out of memory", path);
 	}
 	strcpy(in->path, path);
 	in->name = in->path;
