@@ -4,7 +4,8 @@
  * sockets; the size limit for files and for pipes; a FIFO without a writer
  * given up after PE_INPUT_FIFO_WAIT_MS, one with a writer (a thread, a
  * forked process, one that only opens late or writes nothing) read to its
- * end; no descriptor left open in any case.
+ * end; no descriptor left open in any case.  pe_hfconfig_read goes the
+ * same way (--from-config on a FIFO nobody writes to used to hang).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -20,6 +21,7 @@
 #include <unistd.h>
 #include <fcntl.h>
 
+#include "io/hfconfig.h"
 #include "io/input.h"
 #include "testutil.h"
 
@@ -193,22 +195,70 @@ static void test_refused_kinds(void **state)
 	free(sock);
 }
 
+struct config_read {
+	const char *path;
+	int rc;
+	struct pe_error err;
+};
+
+static void *read_config(void *arg)
+{
+	struct config_read *c = arg;
+	struct pe_hfconfig h;
+
+	c->rc = pe_hfconfig_read(c->path, &h, &c->err);
+	pe_hfconfig_free(&h);
+	return NULL;
+}
+
+/* one FIFO through pe_input_open, another through pe_hfconfig_read in a
+ * thread, both waited for at the same time */
 static void test_fifo_no_writer(void **state)
 {
-	char *path = pe_temp_path(".fifo"), want[600];
+	char *path = pe_temp_path(".fifo"), *cfg = pe_temp_path(".json"), want[600];
+	struct config_read c = { NULL, 0, { PE_OK, "" } };
+	pthread_t th;
 	double t0, dt;
 
 	(void)state;
 	assert_int_equal(mkfifo(path, 0600), 0);
-	snprintf(want, sizeof want, "%s: a FIFO with no writer", path);
+	assert_int_equal(mkfifo(cfg, 0600), 0);
+	c.path = cfg;
 	t0 = now_s();
+	assert_int_equal(pthread_create(&th, NULL, read_config, &c), 0);
+	snprintf(want, sizeof want, "%s: a FIFO with no writer", path);
 	expect_fail(path, 1000, PE_ERR_IO, want);
+	pthread_join(th, NULL);
 	dt = now_s() - t0;
 	/* it waited about PE_INPUT_FIFO_WAIT_MS for a writer, and no longer */
 	if (dt < PE_INPUT_FIFO_WAIT_MS / 1000.0 * 0.9 || dt > 4.0)
 		fail_msg("gave up after %.3f s", dt);
+	snprintf(want, sizeof want, "%s: a FIFO with no writer", cfg);
+	assert_int_equal(c.rc, -1);
+	assert_int_equal(c.err.code, PE_ERR_IO);
+	assert_string_equal(c.err.msg, want);
 	unlink(path);
+	unlink(cfg);
 	free(path);
+	free(cfg);
+}
+
+/* config.json through pe_input_open: a device refused at once (it used to
+ * be read until 16 MiB of zeros), a missing file named */
+static void test_hfconfig_input(void **state)
+{
+	struct pe_hfconfig h;
+	struct pe_error err = { PE_OK, "" };
+
+	(void)state;
+	assert_int_equal(pe_hfconfig_read("/dev/zero", &h, &err), -1);
+	pe_hfconfig_free(&h);
+	assert_int_equal(err.code, PE_ERR_IO);
+	assert_string_equal(err.msg, "/dev/zero: is a device, not a file");
+	assert_int_equal(pe_hfconfig_read("/nonexistent/config.json", &h, &err), -1);
+	pe_hfconfig_free(&h);
+	assert_string_equal(err.msg,
+			    "/nonexistent/config.json: cannot open: No such file or directory");
 }
 
 struct writer {
@@ -269,6 +319,29 @@ static void test_fifo_writer_thread(void **state)
 	fifo_thread_case(200000, 50, 0);	/* more than a pipe holds */
 	fifo_thread_case(5000, 0, 150);	/* writer there, data later */
 	fifo_thread_case(0, 100, 0);	/* opens and closes: empty input */
+}
+
+/* a config.json delivered through a FIFO by a writer thread */
+static void test_hfconfig_fifo(void **state)
+{
+	static const char text[] = "{\"rope_theta\": 500000, \"head_dim\": 64}";
+	char *path = pe_temp_path(".json");
+	struct writer w = { path, (const unsigned char *)text, sizeof text - 1, 20, 0 };
+	struct pe_hfconfig h;
+	struct pe_error err = { PE_OK, "" };
+	pthread_t th;
+
+	(void)state;
+	assert_int_equal(mkfifo(path, 0600), 0);
+	assert_int_equal(pthread_create(&th, NULL, write_fifo, &w), 0);
+	if (pe_hfconfig_read(path, &h, &err) != 0)
+		fail_msg("%s", err.msg);
+	pthread_join(th, NULL);
+	assert_true(h.theta == 500000.0);
+	assert_int_equal(h.head_dim, 64);
+	pe_hfconfig_free(&h);
+	unlink(path);
+	free(path);
 }
 
 static void test_fifo_forked_writer(void **state)
@@ -415,6 +488,8 @@ int main(void)
 		cmocka_unit_test(test_fifo_no_writer),
 		cmocka_unit_test(test_fifo_writer_thread),
 		cmocka_unit_test(test_fifo_forked_writer),
+		cmocka_unit_test(test_hfconfig_input),
+		cmocka_unit_test(test_hfconfig_fifo),
 		cmocka_unit_test(test_stdin),
 		cmocka_unit_test(test_no_fd_leak),
 	};
