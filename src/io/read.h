@@ -164,7 +164,7 @@ int pe_read_alloc(struct pe_matrix *m, uint64_t rows, uint64_t cols, const char 
  * "..." when cut. */
 void pe_quote(char *buf, size_t size, const unsigned char *s, size_t n, size_t max, int utf8);
 
-/* The safetensors parts of pe_table_list. */
+/* pe_table_list for a buffer already known to be safetensors, or npy. */
 int pe_safetensors_list(const unsigned char *buf, size_t len, const char *name,
 			struct pe_tensor_entry **list, size_t *n, struct pe_error *err);
 int pe_npy_list(const unsigned char *buf, size_t len, const char *name,
