@@ -1,12 +1,13 @@
 #include "io/hfconfig.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <cJSON.h>
+
+#include "io/input.h"
 
 #define COUNT_MAX ((double)((uint64_t)1 << 40))
 #define LIST_MAX ((size_t)1 << 22)
@@ -369,39 +370,19 @@ int pe_hfconfig_parse(const char *text, size_t len, const char *name, struct pe_
 
 int pe_hfconfig_read(const char *path, struct pe_hfconfig *c, struct pe_error *err)
 {
-	FILE *fp;
-	char *buf;
-	size_t n = 0, got;
+	struct pe_input in;
 	int rc;
 
 	memset(c, 0, sizeof *c);
 	c->attention_factor = NAN;
 	c->truncate = -1;
-	fp = fopen(path, "rb");
-	if (!fp)
-		return pe_fail(err, PE_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
-	buf = malloc(PE_HFCONFIG_MAX_BYTES + 1);
-	if (!buf) {
-		fclose(fp);
-		return pe_fail(err, PE_ERR_NOMEM, "out of memory");
-	}
-	/* one byte more than the limit tells a too-large file */
-	while (n <= PE_HFCONFIG_MAX_BYTES &&
-	       (got = fread(buf + n, 1, PE_HFCONFIG_MAX_BYTES + 1 - n, fp)) > 0)
-		n += got;
-	if (ferror(fp)) {
-		rc = pe_fail(err, PE_ERR_IO, "cannot read '%s': %s", path, strerror(errno));
-		goto out;
-	}
-	if (n > PE_HFCONFIG_MAX_BYTES) {
-		rc = pe_fail(err, PE_ERR_DATA, "%s: larger than %zu MiB, not a config.json", path,
+	rc = pe_input_open(&in, path, PE_HFCONFIG_MAX_BYTES, err);
+	if (rc != 0 && err && err->code == PE_ERR_DATA)
+		rc = pe_fail(err, PE_ERR_DATA, "%s: larger than %zu MiB, not a config.json", in.name,
 			     PE_HFCONFIG_MAX_BYTES >> 20);
-		goto out;
-	}
-	rc = pe_hfconfig_parse(buf, n, path, c, err);
-out:
-	free(buf);
-	fclose(fp);
+	if (rc == 0)
+		rc = pe_hfconfig_parse((const char *)in.data, in.len, in.name, c, err);
+	pe_input_close(&in);
 	return rc;
 }
 

@@ -70,7 +70,7 @@ struct pe_table_info {
 
 /* One tensor of a safetensors file (or the array of an npy file). */
 struct pe_tensor_entry {
-	char *name;			/* malloc'd */
+	char *name;			/* malloc'd; "" for npy */
 	char dtype[16];
 	int ndim;
 	uint64_t shape[PE_READ_MAX_NDIM];
@@ -83,11 +83,12 @@ struct pe_tensor_entry {
  *
  * safetensors: tensor NULL picks the only tensor, else the one tensor whose
  * name ends in "wpe.weight", "position_embeddings.weight",
- * "embed_positions.weight" or "pos_embed"; a name that is absent, or a
+ * "embed_positions.weight" or "pos_embed" (the whole name, or after a '.':
+ * MAE's pos_embed, not its decoder_pos_embed); a name that is absent, or a
  * default rule that finds none or several, is an error whose line lists
  * the tensors with dtype and shape ("gpt2.safetensors: no tensor 'wpe';
  * it has wte.weight F32 [50257,768], wpe.weight F32 [1024,768], ...":
- * the first 16, then "and N more").
+ * the first 16, as many as the message holds, then "and N more").
  */
 int pe_npy_parse(const unsigned char *buf, size_t len, const char *name, struct pe_matrix *out,
 		 struct pe_table_info *info, struct pe_error *err);
@@ -117,5 +118,56 @@ void pe_tensor_entries_free(struct pe_tensor_entry *list, size_t n);
  * larger than max_bytes are refused. */
 int pe_read_table(const char *path, size_t max_bytes, const struct pe_read_opts *o,
 		  struct pe_matrix *out, struct pe_table_info *info, struct pe_error *err);
+
+/*
+ * Shared by the readers (io/read_*.c) and their tests; not for callers.
+ */
+
+/* Element encodings of the float tables; each read with explicit byte
+ * assembly, so neither the host's byte order nor alignment matters. */
+enum pe_elem { PE_ELEM_F16, PE_ELEM_BF16, PE_ELEM_F32, PE_ELEM_F64 };
+
+size_t pe_elem_size(enum pe_elem e);
+
+/* IEEE binary16 to float, exactly (subnormals, infinities, NaN payloads). */
+float pe_half_to_float(uint16_t h);
+
+/* bfloat16 to float: the upper half of a float's bits, exactly. */
+float pe_bf16_to_float(uint16_t b);
+
+/* n values of kind e from src (big-endian if big, else little-endian) to
+ * dst[0], dst[stride], ...; binary64 is rounded to nearest (a C cast). */
+void pe_elems_to_float(float *dst, size_t stride, const unsigned char *src, size_t n,
+		       enum pe_elem e, int big);
+
+/* Is this host big-endian?  (For npy's '=' byte order.) */
+int pe_host_big_endian(void);
+
+/* A shape as text: "(3, 4)", "(5,)", "()" when python, else "[3,4]". */
+void pe_shape_text(char *buf, size_t n, const uint64_t *shape, int ndim, int python);
+
+/*
+ * The table a shape stands for: leading 1s dropped while more than two
+ * dimensions are left; 0-D is 1 x 1, 1-D (N) is N x 1.  More than two
+ * dimensions left, or a 0 anywhere, is PE_ERR_DATA naming name and what
+ * ("" or "tensor 'x' ") with the shape as pe_shape_text writes it.
+ */
+int pe_shape_table(const uint64_t *shape, int ndim, int python, const char *name,
+		   const char *what, uint64_t *rows, uint64_t *cols, struct pe_error *err);
+
+/* pe_matrix_alloc with name in front of its message. */
+int pe_read_alloc(struct pe_matrix *m, uint64_t rows, uint64_t cols, const char *name,
+		  struct pe_error *err);
+
+/* Untrusted bytes quoted for a message: at most max bytes of s[0, n),
+ * bytes outside printable ASCII as \xNN (valid UTF-8 kept when utf8),
+ * "..." when cut. */
+void pe_quote(char *buf, size_t size, const unsigned char *s, size_t n, size_t max, int utf8);
+
+/* pe_table_list for a buffer already known to be safetensors, or npy. */
+int pe_safetensors_list(const unsigned char *buf, size_t len, const char *name,
+			struct pe_tensor_entry **list, size_t *n, struct pe_error *err);
+int pe_npy_list(const unsigned char *buf, size_t len, const char *name,
+		struct pe_tensor_entry **list, size_t *n, struct pe_error *err);
 
 #endif

@@ -1,0 +1,252 @@
+/*
+ * csv as numpy.loadtxt reads numbers: one row per line (LF or CRLF), fields
+ * separated by commas, or by runs of blanks when the first line read has no
+ * comma; blanks around a field ignored; empty lines and lines starting with
+ * '#' skipped; a UTF-8 byte order mark ignored.  The first line that is not
+ * skipped is a header when any of its fields is not a number (posenc's own
+ * --header output reads back).  Every row has the first row's number of
+ * fields.
+ *
+ * The buffer is not NUL-terminated, so each field is copied (bounded) before
+ * strtod sees it; the double is then rounded to float, as loadtxt followed
+ * by astype(float32) does.  "nan" and "inf" are numbers; what to do with
+ * them is the caller's business.  The value array grows geometrically but
+ * never beyond one value per two bytes of input, which bounds it by len.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/read.h"
+
+#define FIELD_MAX 1024	/* longer fields are not taken as numbers */
+
+struct csv {
+	const char *name;
+	struct pe_error *err;
+	int commas;		/* fields separated by commas, else by blanks */
+	float *v;
+	size_t n, cap, bound;
+	char field[FIELD_MAX + 1];
+};
+
+static int blank(unsigned char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* the fields of one line [q, end) */
+struct fields {
+	const unsigned char *q, *end;
+	int commas, done;
+};
+
+static void fields_init(struct fields *it, const struct csv *c, const unsigned char *s,
+			const unsigned char *e)
+{
+	it->q = s;
+	it->end = e;
+	it->commas = c->commas;
+	it->done = 0;
+}
+
+/* The next field's bounds [*fs, *fe), blanks around it left out; 0 when
+ * the line has no more.  With commas, "1,2," has three fields, the last
+ * empty. */
+static int next_field(struct fields *it, const unsigned char **fs, const unsigned char **fe)
+{
+	const unsigned char *q = it->q;
+
+	if (it->done)
+		return 0;
+	while (q < it->end && blank(*q))
+		q++;
+	if (!it->commas && q == it->end) {
+		it->done = 1;
+		return 0;
+	}
+	*fs = q;
+	if (it->commas) {
+		while (q < it->end && *q != ',')
+			q++;
+		*fe = q;
+		while (*fe > *fs && blank((*fe)[-1]))
+			(*fe)--;
+		if (q < it->end)
+			q++;
+		else
+			it->done = 1;
+	} else {
+		while (q < it->end && !blank(*q))
+			q++;
+		*fe = q;
+	}
+	it->q = q;
+	return 1;
+}
+
+static size_t count_fields(const struct csv *c, const unsigned char *s, const unsigned char *e)
+{
+	struct fields it;
+	const unsigned char *fs, *fe;
+	size_t k = 0;
+
+	fields_init(&it, c, s, e);
+	while (next_field(&it, &fs, &fe))
+		k++;
+	return k;
+}
+
+/* the field as a number, or -1 */
+static int number(struct csv *c, const unsigned char *fs, const unsigned char *fe, float *out)
+{
+	size_t n = (size_t)(fe - fs);
+	char *endp;
+	double d;
+
+	if (n == 0 || n > FIELD_MAX)
+		return -1;
+	memcpy(c->field, fs, n);
+	c->field[n] = '\0';
+	d = strtod(c->field, &endp);
+	if (endp != c->field + n)
+		return -1;
+	*out = (float)d;
+	return 0;
+}
+
+static int all_numbers(struct csv *c, const unsigned char *s, const unsigned char *e)
+{
+	struct fields it;
+	const unsigned char *fs, *fe;
+	float x;
+
+	fields_init(&it, c, s, e);
+	while (next_field(&it, &fs, &fe))
+		if (number(c, fs, fe, &x) != 0)
+			return 0;
+	return 1;
+}
+
+static int push(struct csv *c, float x)
+{
+	if (c->n == c->cap) {
+		size_t ncap = c->cap ? c->cap * 2 : 1024;
+		float *nv;
+
+		if (ncap > c->bound)
+			ncap = c->bound;
+		if (ncap <= c->n)
+			ncap = c->n + 1;
+		nv = realloc(c->v, ncap * sizeof *nv);
+		if (!nv)
+			return pe_fail(c->err, PE_ERR_NOMEM, "%s: out of memory after %zu values",
+				       c->name, c->n);
+		c->v = nv;
+		c->cap = ncap;
+	}
+	c->v[c->n++] = x;
+	return 0;
+}
+
+static int bad_field(struct csv *c, size_t line, size_t col, const unsigned char *fs,
+		     const unsigned char *fe)
+{
+	char q[80];
+
+	if ((size_t)(fe - fs) > FIELD_MAX)
+		return pe_fail(c->err, PE_ERR_DATA,
+			       "%s: line %zu, column %zu: a field of %zu bytes is too long for a number",
+			       c->name, line, col, (size_t)(fe - fs));
+	pe_quote(q, sizeof q, fs, (size_t)(fe - fs), 40, 0);
+	return pe_fail(c->err, PE_ERR_DATA, "%s: line %zu, column %zu: '%s' is not a number",
+		       c->name, line, col, q);
+}
+
+int pe_csv_parse(const unsigned char *buf, size_t len, const char *name, struct pe_matrix *out,
+		 struct pe_table_info *info, struct pe_error *err)
+{
+	struct csv *c;
+	const unsigned char *p = buf, *end = buf + len, *s, *e, *fs, *fe;
+	struct fields it;
+	size_t line = 0, cols = 0, first_line = 0, k, nf;
+	int started = 0, rc = -1;
+	float x;
+
+	memset(out, 0, sizeof *out);
+	c = calloc(1, sizeof *c);
+	if (!c)
+		return pe_fail(err, PE_ERR_NOMEM, "%s: out of memory", name);
+	c->name = name;
+	c->err = err;
+	c->bound = len / 2 + 1;
+	if (len >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0)
+		p += 3;
+	while (p < end) {
+		line++;
+		s = p;
+		e = memchr(p, '\n', (size_t)(end - p));
+		p = e ? e + 1 : end;
+		if (!e)
+			e = end;
+		if (e > s && e[-1] == '\r')
+			e--;
+		while (s < e && blank(*s))
+			s++;
+		if (s == e || *s == '#')
+			continue;
+		if (!started) {
+			started = 1;
+			c->commas = memchr(s, ',', (size_t)(e - s)) != NULL;
+			if (!all_numbers(c, s, e))
+				continue;	/* a header */
+		}
+		nf = count_fields(c, s, e);
+		if (!cols) {
+			cols = nf;
+			first_line = line;
+			if (cols > PE_MAX_COLS) {
+				rc = pe_fail(err, PE_ERR_DATA,
+					     "%s: line %zu has %zu fields, more than %llu", name, line,
+					     nf, (unsigned long long)PE_MAX_COLS);
+				goto out;
+			}
+		} else if (nf != cols) {
+			rc = pe_fail(err, PE_ERR_DATA, "%s: line %zu has %zu fields, line %zu has %zu",
+				     name, line, nf, first_line, cols);
+			goto out;
+		}
+		fields_init(&it, c, s, e);
+		for (k = 0; next_field(&it, &fs, &fe); k++) {
+			if (number(c, fs, fe, &x) != 0) {
+				rc = bad_field(c, line, k + 1, fs, fe);
+				goto out;
+			}
+			if (push(c, x) != 0)
+				goto out;
+		}
+	}
+	if (!cols) {
+		rc = pe_fail(err, PE_ERR_DATA, "%s: no rows", name);
+		goto out;
+	}
+	out->v = c->n < c->cap ? realloc(c->v, c->n * sizeof *c->v) : c->v;
+	if (!out->v)
+		out->v = c->v;
+	c->v = NULL;
+	out->rows = c->n / cols;
+	out->cols = cols;
+	if (info) {
+		info->format = PE_IN_CSV;
+		snprintf(info->dtype, sizeof info->dtype, "text");
+		info->tensor[0] = '\0';
+		info->ndim = 2;
+		info->shape[0] = out->rows;
+		info->shape[1] = out->cols;
+	}
+	rc = 0;
+out:
+	free(c->v);
+	free(c);
+	return rc;
+}
