@@ -55,6 +55,19 @@ int pe_cpu_count(void)
 	return (int)n;
 }
 
+/* Where worker k of nth starts in the job's block: an even share, moved
+ * down to a multiple of the tensor's slice_grain (absolute row index). */
+static size_t slice_edge(const struct job *job, int k, int nth)
+{
+	size_t a = job->nrows * (size_t)k / (size_t)nth, g = job->t->slice_grain;
+	uint64_t abs;
+
+	if (g <= 1 || k == 0 || k == nth)
+		return a;
+	abs = (job->r0 + a) / g * g;
+	return abs <= job->r0 ? 0 : (size_t)(abs - job->r0);
+}
+
 static void *worker(void *p)
 {
 	struct worker_arg *wa = p;
@@ -76,8 +89,8 @@ static void *worker(void *p)
 		job = pool->job;
 		pthread_mutex_unlock(&pool->mu);
 
-		a = job.nrows * (size_t)wa->index / (size_t)pool->nth;
-		b = job.nrows * (size_t)(wa->index + 1) / (size_t)pool->nth;
+		a = slice_edge(&job, wa->index, pool->nth);
+		b = slice_edge(&job, wa->index + 1, pool->nth);
 		err.code = PE_OK;
 		err.msg[0] = '\0';
 		if (b > a && job.t->fill(job.t->ctx, job.r0 + a, b - a,

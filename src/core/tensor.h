@@ -50,6 +50,9 @@ struct pe_tensor {
 	size_t block_rows;	/* 0: blocks of about PE_BLOCK_BYTES (core/pipeline.h);
 				 * else exactly this many rows per block, block edges
 				 * at multiples of it (for fills that work on a grid) */
+	size_t slice_grain;	/* 0 or 1: workers split a block anywhere; else only
+				 * at rows that are multiples of it (for fills whose
+				 * results depend on how rows are grouped) */
 };
 
 /* Initialise t: the name (at most PE_NAME_MAX - 1 bytes), dtype, fill,

@@ -248,6 +248,53 @@ static void test_block_grid_and_progress(void **state)
 	}
 }
 
+/* With a slice grain, workers split a block only at multiples of it. */
+struct grain_gen {
+	size_t grain;
+	uint64_t block;
+	int bad;
+};
+
+static int grain_fill(const void *ctx, uint64_t r0, size_t nrows, void *out,
+		      struct pe_error *err)
+{
+	struct grain_gen *g = (struct grain_gen *)(uintptr_t)ctx;
+	float *f = out;
+	size_t r, c;
+
+	(void)err;
+	if (r0 % g->grain != 0 && r0 % g->block != 0 && r0 != 1234)
+		g->bad = 1;
+	for (r = 0; r < nrows; r++)
+		for (c = 0; c < 300; c++)
+			f[r * 300 + c] = (float)((r0 + r) * 1000 + c);
+	return 0;
+}
+
+static void test_slice_grain(void **state)
+{
+	struct grain_gen g = { 16, 100, 0 };
+	struct pe_tensor t;
+	uint64_t shape[2] = { 5000, 300 };
+	struct pe_rowsel sel = { 1, 1234, 4321 };
+	struct pe_error err;
+	int th;
+
+	(void)state;
+	assert_int_equal(pe_tensor_init(&t, "grain", PE_F32, grain_fill, &g, 1, 2, shape, &err), 0);
+	t.block_rows = 100;
+	t.slice_grain = 16;
+	for (th = 2; th <= 7; th++) {
+		struct check_sink cs = { { &cs_ops }, 0, 0, 0, 0, 0, 1234 };
+		struct pe_pump_opts po = { th, NULL, NULL };
+
+		assert_int_equal(pe_pump(&t, 1, &sel, NULL, &cs.base, &po, &err), 0);
+		assert_true(!cs.bad && cs.ended);
+		assert_int_equal(cs.rows_seen, 4321 - 1234);
+		assert_false(g.bad);
+	}
+}
+
 static void test_materialize(void **state)
 {
 	struct gen g = { 0 };
@@ -297,6 +344,7 @@ int main(void)
 		cmocka_unit_test(test_failure_stops),
 		cmocka_unit_test(test_too_many_threads),
 		cmocka_unit_test(test_block_grid_and_progress),
+		cmocka_unit_test(test_slice_grain),
 		cmocka_unit_test(test_materialize),
 		cmocka_unit_test(test_tensor_shape_limits),
 	};

@@ -1,0 +1,29 @@
+/*
+ * gemm.h - the one place posenc calls BLAS: C = A B^T for row-major A (m x k)
+ * and B (n x k), as CBLAS's dgemm / sgemm (OpenBLAS, found by pkg-config).
+ *
+ * Numeric contract: pe_gemm_d accumulates in double, pe_gemm_s in float; the
+ * order of the additions is BLAS's own (blocked, vectorised, possibly fused
+ * multiply-adds), so a result is only known to within the usual bound for
+ * any order: |C - exact| <= gamma_k sum_l |a_l b_l|, gamma_k = k u / (1 - k u)
+ * (u = 2^-53, or 2^-24 for floats).  core/similarity.c relies on that bound
+ * alone, never on the order.
+ *
+ * Threads: posenc runs its own worker threads (core/pipeline.h) and calls
+ * these from several of them at once, so BLAS itself must use one thread;
+ * pe_gemm_init() sets that once for the process.
+ */
+#ifndef PE_GEMM_H
+#define PE_GEMM_H
+
+#include <stddef.h>
+
+/* BLAS threads: one.  Safe to call more than once. */
+void pe_gemm_init(void);
+
+void pe_gemm_d(size_t m, size_t n, size_t k, const double *a, size_t lda, const double *b,
+	       size_t ldb, double *c, size_t ldc);
+void pe_gemm_s(size_t m, size_t n, size_t k, const float *a, size_t lda, const float *b,
+	       size_t ldb, float *c, size_t ldc);
+
+#endif

@@ -1,0 +1,618 @@
+/*
+ * Similarity in row blocks.  The rows come as a grid of blocks of s->block
+ * rows (the tensor's block_rows, so the pump hands out blocks on it; its
+ * workers split a block into slices).  Rows [a, a+m) of block b are:
+ *   columns of earlier blocks b' < b: copied from the cache when block b'
+ *     stored its upper triangle there, else computed;
+ *   columns from b's own first row on: computed, and (exact precision,
+ *     when the budget allows) stored transposed for the blocks below.
+ * "Computed" is a GEMM over column chunks, then finish() per element.
+ *
+ * Why the bound in finish() holds: products of float32 values are exact in
+ * double, and any order of summing d terms errs by at most gamma_d sum |p|
+ * <= gamma_d |x| |y| (Cauchy-Schwarz), whatever BLAS does.  Centred rows
+ * are doubles, their products round, and the same bound still holds.
+ */
+#include "core/similarity.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/exact.h"
+#include "core/gemm.h"
+
+#define U 0x1p-53
+#define CHUNK_COLS 1024		/* columns per GEMM call: bounds the scratch */
+#define MIN_BLOCK 16
+#define MAX_BLOCK 256
+/* float32: BLAS's float results depend on how rows are grouped into a call
+ * (OpenBLAS's Haswell kernels do), so every call covers one whole tile of
+ * the grid, whatever rows were asked for */
+#define TILE 64
+
+struct pe_sim_row {
+	double n2, nrm, rn;	/* computed |x|^2, |x|, 1 / |x| */
+	int lsb, lg;		/* exact inputs: lowest bit, bound on log2 |x| */
+	int n2_exact;		/* n2 is exactly |x|^2 */
+	int zero;
+};
+
+struct pe_sim_cache {
+	pthread_mutex_t mu;
+	size_t nb;		/* blocks */
+	float **blk;		/* nb x nb: blk[c * nb + b], c > b: rows of c x rows of b */
+	unsigned char *col;	/* per block b: 0 not tried, 1 storing, 2 not stored */
+	unsigned char *stored, *read;	/* per row */
+	uint64_t *nstored, *nread;	/* per block: distinct rows */
+	size_t bytes, cap;
+	uint64_t exact_count;
+};
+
+static const char *const metric_names[] = { "cosine", "dot", "euclidean", NULL };
+
+const char *pe_metric_name(enum pe_metric m)
+{
+	return metric_names[m];
+}
+
+int pe_metric_by_name(const char *name)
+{
+	int i;
+
+	for (i = 0; metric_names[i]; i++)
+		if (strcmp(metric_names[i], name) == 0)
+			return i;
+	return -1;
+}
+
+static uint64_t block_rows_of(const struct pe_similarity *s, size_t b)
+{
+	uint64_t r0 = (uint64_t)b * s->block;
+
+	return s->n - r0 < s->block ? s->n - r0 : s->block;
+}
+
+/* ---- set-up ---- */
+
+/* The exponent of the lowest set bit of a nonzero float. */
+static int lowest_bit(float f)
+{
+	int e, k = 0;
+	double m = frexp((double)f, &e);	/* |m| in [0.5, 1): 24 bits */
+	int64_t q = (int64_t)ldexp(fabs(m), 24);
+
+	while ((q & 1) == 0) {
+		q >>= 1;
+		k++;
+	}
+	return e - 24 + k;
+}
+
+static int check_finite(const struct pe_matrix_view *w, struct pe_error *err)
+{
+	uint64_t i, k;
+	const float *r;
+
+	for (i = 0; i < w->rows; i++) {
+		r = pe_view_row(w, i);
+		for (k = 0; k < w->cols; k++)
+			if (!isfinite(r[k]))
+				return pe_fail(err, PE_ERR_DATA,
+					       "row %llu, column %llu of the table is %s: similarity needs finite values",
+					       (unsigned long long)(w->first + i * w->stride),
+					       (unsigned long long)k, isnan(r[k]) ? "nan" : "infinite");
+	}
+	return 0;
+}
+
+/* Column means: double-double sums in row order, rounded to double. */
+static int column_means(const struct pe_matrix_view *w, double **out, struct pe_error *err)
+{
+	double *hi = calloc(w->cols, sizeof *hi), *lo = calloc(w->cols, sizeof *lo);
+	uint64_t i, k;
+	double s, bb, v;
+
+	if (!hi || !lo) {
+		free(hi);
+		free(lo);
+		return pe_fail(err, PE_ERR_NOMEM, "out of memory");
+	}
+	for (i = 0; i < w->rows; i++) {
+		const float *r = pe_view_row(w, i);
+
+		for (k = 0; k < w->cols; k++) {
+			v = (double)r[k];
+			s = hi[k] + v;
+			bb = s - hi[k];
+			lo[k] += (hi[k] - (s - bb)) + (v - bb);
+			hi[k] = s;
+		}
+	}
+	for (k = 0; k < w->cols; k++)
+		hi[k] = (hi[k] + lo[k]) / (double)w->rows;
+	free(lo);
+	*out = hi;
+	return 0;
+}
+
+static void row_info(struct pe_similarity *s, uint64_t i, const float *orig)
+{
+	struct pe_sim_row *r = &s->row[i];
+	const double *x = s->x ? s->x + i * s->d : NULL;
+	double n2 = 0;
+	uint64_t k;
+	int lsb = 0, any = 0, b;
+
+	for (k = 0; k < s->d; k++) {
+		double v = x ? x[k] : (double)s->xf[i * s->d + k];
+
+		n2 += v * v;
+		if (s->exact_inputs && orig[k] != 0) {
+			b = lowest_bit(orig[k]);
+			lsb = any && lsb < b ? lsb : b;
+			any = 1;
+		}
+	}
+	r->n2 = n2;
+	r->nrm = sqrt(n2);
+	r->zero = n2 == 0;
+	r->rn = r->zero ? 0 : 1 / r->nrm;
+	r->lsb = lsb;
+	/* |x| < 2^lg with room for the norm's own rounding */
+	r->lg = r->zero ? -2000 : (int)ceil(log2(r->nrm)) + 1;
+	r->n2_exact = s->exact_inputs && 2 * r->lg <= 53 + 2 * lsb;
+}
+
+static int cache_init(struct pe_similarity *s, struct pe_error *err)
+{
+	struct pe_sim_cache *c = calloc(1, sizeof *c);
+	size_t nb = (size_t)((s->n + s->block - 1) / s->block), twice = 2 * s->n * s->d * 8;
+
+	s->cache = c;
+	if (!c)
+		return pe_fail(err, PE_ERR_NOMEM, "out of memory");
+	c->nb = nb;
+	c->cap = twice > PE_SIM_CACHE_MIN ? twice : PE_SIM_CACHE_MIN;
+	c->blk = calloc(nb * nb, sizeof *c->blk);
+	c->col = calloc(nb, 1);
+	c->stored = calloc(s->n, 1);
+	c->read = calloc(s->n, 1);
+	c->nstored = calloc(nb, sizeof *c->nstored);
+	c->nread = calloc(nb, sizeof *c->nread);
+	if (!c->blk || !c->col || !c->stored || !c->read || !c->nstored || !c->nread)
+		return pe_fail(err, PE_ERR_NOMEM, "out of memory");
+	if (pthread_mutex_init(&c->mu, NULL) != 0)
+		return pe_fail(err, PE_ERR_NOMEM, "cannot create a mutex");
+	return 0;
+}
+
+int pe_similarity_init(struct pe_similarity *s, const struct pe_matrix_view *w,
+		       const struct pe_similarity_params *p, struct pe_error *err)
+{
+	double *mu = NULL;
+	uint64_t i, k;
+	size_t nd;
+
+	memset(s, 0, sizeof *s);
+	s->p = *p;
+	s->n = w->rows;
+	s->d = w->cols;
+	if (s->n == 0 || s->d == 0 || s->n > 0x7fffffff || s->d > PE_MAX_COLS)
+		return pe_fail(err, PE_ERR_DATA, "a similarity of %llu rows of %llu values is not possible",
+			       (unsigned long long)s->n, (unsigned long long)s->d);
+	if (s->n > SIZE_MAX / 8 / s->d)
+		return pe_fail(err, PE_ERR_NOMEM, "%llu rows of %llu values do not fit in memory",
+			       (unsigned long long)s->n, (unsigned long long)s->d);
+	if (check_finite(w, err) != 0)
+		return -1;
+	nd = (size_t)(s->n * s->d);
+	s->block = PE_SIM_BLOCK_BYTES / ((size_t)s->n * sizeof(float));
+	s->block = s->block < MIN_BLOCK ? MIN_BLOCK : s->block > MAX_BLOCK ? MAX_BLOCK : s->block;
+	if (p->precision == PE_SIM_FLOAT32)
+		s->block = s->block < TILE ? TILE : s->block / TILE * TILE;
+	if (s->block > s->n)
+		s->block = (size_t)s->n;
+	if (p->center && column_means(w, &mu, err) != 0)
+		return -1;
+	s->row = calloc((size_t)s->n, sizeof *s->row);
+	if (p->precision == PE_SIM_EXACT)
+		s->x = malloc(nd * sizeof *s->x);
+	else
+		s->xf = malloc(nd * sizeof *s->xf);
+	if (!s->row || (!s->x && !s->xf)) {
+		free(mu);
+		return pe_fail(err, PE_ERR_NOMEM, "out of memory for %llu rows of %llu values",
+			       (unsigned long long)s->n, (unsigned long long)s->d);
+	}
+	s->exact_inputs = p->precision == PE_SIM_EXACT && !p->center;
+	for (i = 0; i < s->n; i++) {
+		const float *r = pe_view_row(w, i);
+
+		for (k = 0; k < s->d; k++) {
+			double v = mu ? (double)r[k] - mu[k] : (double)r[k];
+
+			if (s->x)
+				s->x[i * s->d + k] = v;
+			else
+				s->xf[i * s->d + k] = (float)v;
+		}
+		row_info(s, i, r);
+		s->zero_rows += s->row[i].zero;
+	}
+	free(mu);
+	if (s->xf && p->metric == PE_METRIC_COSINE) {
+		/* NumPy's x / norm(x): unit rows in float32 (zero rows stay 0) */
+		for (i = 0; i < s->n; i++)
+			for (k = 0; k < s->d; k++)
+				s->xf[i * s->d + k] = (float)((double)s->xf[i * s->d + k] * s->row[i].rn);
+	}
+	/* see finish() */
+	s->e_cos = (2.0 * (double)s->d + 16) * U * 1.0001;
+	s->e_dot = ((double)s->d + 10) * U * 1.0001;
+	s->e_euc = ((double)s->d + 10) * U * 1.0001;
+	pe_gemm_init();
+	return s->x ? cache_init(s, err) : 0;
+}
+
+void pe_similarity_free(struct pe_similarity *s)
+{
+	struct pe_sim_cache *c = s->cache;
+	size_t i;
+
+	if (c) {
+		if (c->blk) {
+			for (i = 0; i < c->nb * c->nb; i++)
+				free(c->blk[i]);
+			pthread_mutex_destroy(&c->mu);
+		}
+		free(c->blk);
+		free(c->col);
+		free(c->stored);
+		free(c->read);
+		free(c->nstored);
+		free(c->nread);
+		free(c);
+	}
+	free(s->x);
+	free(s->xf);
+	free(s->row);
+	memset(s, 0, sizeof *s);
+}
+
+uint64_t pe_similarity_exact_count(const struct pe_similarity *s)
+{
+	uint64_t n = 0;
+
+	if (s->cache) {
+		pthread_mutex_lock(&s->cache->mu);
+		n = s->cache->exact_count;
+		pthread_mutex_unlock(&s->cache->mu);
+	}
+	return n;
+}
+
+/* ---- one element, exact precision ---- */
+
+static float exact_elem(const struct pe_similarity *s, uint64_t i, uint64_t j)
+{
+	const double *a = s->x + i * s->d, *b = s->x + j * s->d;
+	struct pe_acc sa, xa, ya;
+	uint64_t k;
+	int norms = s->p.metric != PE_METRIC_DOT;
+
+	pe_acc_clear(&sa);
+	pe_acc_clear(&xa);
+	pe_acc_clear(&ya);
+	for (k = 0; k < s->d; k++) {
+		if (s->exact_inputs) {
+			/* float32 products are exact doubles */
+			pe_acc_add(&sa, a[k] * b[k]);
+			if (norms) {
+				pe_acc_add(&xa, a[k] * a[k]);
+				pe_acc_add(&ya, b[k] * b[k]);
+			}
+		} else {
+			pe_acc_add_prod(&sa, a[k], b[k]);
+			if (norms) {
+				pe_acc_add_prod(&xa, a[k], a[k]);
+				pe_acc_add_prod(&ya, b[k], b[k]);
+			}
+		}
+	}
+	if (s->p.metric == PE_METRIC_DOT)
+		return pe_acc_to_float(&sa);
+	if (s->p.metric == PE_METRIC_COSINE)
+		return pe_exact_cosine(&sa, &xa, &ya);
+	pe_acc_add_scaled(&xa, &ya, 1);
+	pe_acc_add_scaled(&xa, &sa, -2);
+	return pe_exact_sqrt(&xa);
+}
+
+static int same_bits(float a, float b)
+{
+	uint32_t x, y;
+
+	memcpy(&x, &a, 4);
+	memcpy(&y, &b, 4);
+	return x == y;
+}
+
+/*
+ * S[i][j] from g, the GEMM's x_i . x_j.  The interval [v - e, v + e]
+ * surely holds the exact value; when both ends round to the same float
+ * (the same bits: -0 and +0 differ), that is the answer.  When the inputs
+ * are float32 and |x_i| |x_j| < 2^(53 + lowest bits), every partial sum
+ * of the GEMM was exact, so g is; if the norms were exact too, only the
+ * normalisation rounds (three roundings to 1/|x|, 1/|y| and their product,
+ * one to v: 8u|v| is a safe bound).
+ */
+static float finish(const struct pe_similarity *s, uint64_t i, uint64_t j, double g,
+		    uint64_t *nexact)
+{
+	const struct pe_sim_row *a = &s->row[i], *b = &s->row[j];
+	int exact = s->exact_inputs && a->lg + b->lg <= 53 + a->lsb + b->lsb;
+	double v, e, lo, hi;
+
+	switch (s->p.metric) {
+	case PE_METRIC_COSINE:
+		if (a->zero || b->zero)
+			return NAN;
+		if (i == j)
+			return 1.0f;
+		if (exact && g == 0)
+			return 0.0f;
+		v = g * (a->rn * b->rn);
+		e = exact && a->n2_exact && b->n2_exact ? 8 * U * fabs(v) : s->e_cos;
+		lo = v - e;
+		hi = v + e;
+		break;
+	case PE_METRIC_DOT:
+		if (exact)
+			return (float)g;
+		e = s->e_dot * a->nrm * b->nrm;
+		lo = g - e;
+		hi = g + e;
+		break;
+	default:
+		if (i == j)
+			return 0.0f;
+		v = a->n2 + b->n2 - 2 * g;
+		e = s->e_euc * (a->n2 + b->n2 + 2 * a->nrm * b->nrm);
+		lo = v - e > 0 ? sqrt(v - e) * (1 - 4 * U) : 0;
+		hi = sqrt(v + e > 0 ? v + e : 0) * (1 + 4 * U);
+		break;
+	}
+	if (same_bits((float)lo, (float)hi))
+		return (float)lo;
+	(*nexact)++;
+	return exact_elem(s, i, j);
+}
+
+/* ---- blocks of rows ---- */
+
+/* float32: row i's values for columns j0.. from the GEMM's g. */
+static void f32_row(const struct pe_similarity *s, uint64_t i, uint64_t j0, const float *g,
+		    size_t nc, float *o)
+{
+	const struct pe_sim_row *ra = &s->row[i], *rb;
+	size_t c;
+
+	for (c = 0; c < nc; c++) {
+		rb = &s->row[j0 + c];
+		if (s->p.metric == PE_METRIC_COSINE)
+			o[c] = ra->zero || rb->zero ? NAN : g[c];
+		else if (s->p.metric == PE_METRIC_DOT)
+			o[c] = g[c];
+		else
+			o[c] = sqrtf(fmaxf(0.0f, (float)ra->n2 + (float)rb->n2 - 2.0f * g[c]));
+	}
+}
+
+/* out[(i - a) * ldo + (j - c0)] for rows [a, a+m), columns [c0, c1). */
+static int compute(const struct pe_similarity *s, uint64_t a, size_t m, uint64_t c0,
+		   uint64_t c1, float *out, size_t ldo, uint64_t *nexact, struct pe_error *err)
+{
+	size_t d = (size_t)s->d, w, r, c, cols = (size_t)(c1 - c0);
+	void *scratch;
+	uint64_t j0;
+
+	if (cols == 0)
+		return 0;
+	w = cols < CHUNK_COLS ? cols : CHUNK_COLS;
+	scratch = malloc((s->x ? m * sizeof(double) : TILE * sizeof(float)) * w);
+	if (!scratch)
+		return pe_fail(err, PE_ERR_NOMEM, "out of memory for a block of %zu x %zu", m, w);
+	for (j0 = c0; j0 < c1; j0 += w) {
+		size_t nc = (size_t)(c1 - j0) < w ? (size_t)(c1 - j0) : w;
+
+		if (s->x) {
+			double *g = scratch;
+
+			pe_gemm_d(m, nc, d, s->x + a * d, d, s->x + j0 * d, d, g, nc);
+			for (r = 0; r < m; r++)
+				for (c = 0; c < nc; c++)
+					out[r * ldo + (size_t)(j0 - c0) + c] =
+						finish(s, a + r, j0 + c, g[r * nc + c], nexact);
+		} else {
+			float *g = scratch;
+			uint64_t t0;
+
+			for (t0 = a / TILE * TILE; t0 < a + m; t0 += TILE) {
+				uint64_t t1 = t0 + TILE < s->n ? t0 + TILE : s->n;
+				uint64_t r0 = t0 > a ? t0 : a, r1 = t1 < a + m ? t1 : a + m;
+
+				pe_gemm_s((size_t)(t1 - t0), nc, d, s->xf + t0 * d, d, s->xf + j0 * d,
+					  d, g, nc);
+				for (r = (size_t)r0; r < (size_t)r1; r++)
+					f32_row(s, r, j0, g + (r - (size_t)t0) * nc, nc,
+						out + (r - (size_t)a) * ldo + (size_t)(j0 - c0));
+			}
+		}
+	}
+	free(scratch);
+	return 0;
+}
+
+/* Under the lock: make room for block b's upper triangle, once. */
+static void reserve_column(const struct pe_similarity *s, size_t b)
+{
+	struct pe_sim_cache *c = s->cache;
+	uint64_t rb = block_rows_of(s, b);
+	size_t need = 0, k;
+
+	if (c->col[b])
+		return;
+	c->col[b] = 2;
+	for (k = b + 1; k < c->nb; k++)
+		need += (size_t)(block_rows_of(s, k) * rb) * sizeof(float);
+	if (need == 0 || c->bytes + need > c->cap)
+		return;
+	for (k = b + 1; k < c->nb; k++) {
+		c->blk[k * c->nb + b] = malloc((size_t)(block_rows_of(s, k) * rb) * sizeof(float));
+		if (!c->blk[k * c->nb + b]) {
+			while (k-- > b + 1) {
+				free(c->blk[k * c->nb + b]);
+				c->blk[k * c->nb + b] = NULL;
+			}
+			return;
+		}
+	}
+	c->bytes += need;
+	c->col[b] = 1;
+}
+
+/* Under the lock: rows [a, a+m) of block b are done (stored: their upper
+ * triangle is in the cache); a block whose rows have all been read
+ * releases what it read, except from a column still being stored (only
+ * fills out of the pump's order can meet one; pe_similarity_free frees it). */
+static void rows_done(const struct pe_similarity *s, size_t b, uint64_t a, size_t m, int stored)
+{
+	struct pe_sim_cache *c = s->cache;
+	uint64_t i;
+	size_t k;
+
+	for (i = a; i < a + m; i++) {
+		if (stored && !c->stored[i]) {
+			c->stored[i] = 1;
+			c->nstored[b]++;
+		}
+		if (!c->read[i]) {
+			c->read[i] = 1;
+			c->nread[b]++;
+		}
+	}
+	if (c->nread[b] == block_rows_of(s, b)) {
+		for (k = 0; k < b; k++) {
+			if (c->blk[b * c->nb + k] && c->nstored[k] == block_rows_of(s, k)) {
+				c->bytes -= (size_t)(block_rows_of(s, b) * block_rows_of(s, k)) *
+					    sizeof(float);
+				free(c->blk[b * c->nb + k]);
+				c->blk[b * c->nb + k] = NULL;
+			}
+		}
+	}
+}
+
+/* Rows [a, a+m) inside block b into out (rows of n). */
+static int block_rows(const struct pe_similarity *s, size_t b, uint64_t a, size_t m, float *out,
+		      struct pe_error *err)
+{
+	struct pe_sim_cache *c = s->cache;
+	size_t n = (size_t)s->n, k, nb = c ? c->nb : 0, i;
+	uint64_t start = (uint64_t)b * s->block, bb = block_rows_of(s, b), run0, nexact = 0;
+	const float **from = NULL;
+	float **to = NULL;
+	int storing = 0, rc = -1;
+
+	if (c) {
+		from = calloc(nb, sizeof *from);
+		to = calloc(nb, sizeof *to);
+		if (!from || !to) {
+			pe_fail(err, PE_ERR_NOMEM, "out of memory");
+			goto out;
+		}
+		pthread_mutex_lock(&c->mu);
+		reserve_column(s, b);
+		storing = c->col[b] == 1;
+		for (k = 0; k < b; k++)
+			if (c->nstored[k] == block_rows_of(s, k))
+				from[k] = c->blk[b * nb + k];
+		for (k = b + 1; storing && k < nb; k++)
+			to[k] = c->blk[k * nb + b];
+		pthread_mutex_unlock(&c->mu);
+	}
+	/* earlier columns: cached blocks copied, runs of the others computed */
+	run0 = 0;
+	for (k = 0; k <= b; k++) {
+		uint64_t kc = (uint64_t)k * s->block;
+
+		if (k < b && !(from && from[k]))
+			continue;
+		if (compute(s, a, m, run0, kc, out + run0, n, &nexact, err) != 0)
+			goto out;
+		if (k < b) {
+			uint64_t kr = block_rows_of(s, k);
+
+			for (i = 0; i < m; i++)
+				memcpy(out + i * n + kc, from[k] + (a + i - start) * kr,
+				       (size_t)kr * sizeof(float));
+			run0 = kc + kr;
+		}
+	}
+	/* this block's column onwards */
+	if (compute(s, a, m, start, s->n, out + start, n, &nexact, err) != 0)
+		goto out;
+	for (k = b + 1; storing && k < nb; k++) {
+		uint64_t kc = (uint64_t)k * s->block, kr = block_rows_of(s, k), jj;
+
+		if (!to[k])
+			continue;	/* block k was read and let go: asked for again out of order */
+		for (i = 0; i < m; i++)
+			for (jj = 0; jj < kr; jj++)
+				to[k][jj * bb + (a + i - start)] = out[i * n + kc + jj];
+	}
+	rc = 0;
+out:
+	if (c) {
+		pthread_mutex_lock(&c->mu);
+		if (rc == 0)
+			rows_done(s, b, a, m, storing);
+		c->exact_count += nexact;
+		pthread_mutex_unlock(&c->mu);
+	}
+	free(from);
+	free(to);
+	return rc;
+}
+
+static int sim_fill(const void *ctx, uint64_t r0, size_t nrows, void *out, struct pe_error *err)
+{
+	const struct pe_similarity *s = ctx;
+	float *o = out;
+	uint64_t a = r0, end = r0 + nrows, e;
+	size_t b;
+
+	while (a < end) {
+		b = (size_t)(a / s->block);
+		e = (uint64_t)(b + 1) * s->block;
+		if (e > end)
+			e = end;
+		if (block_rows(s, b, a, (size_t)(e - a), o + (size_t)(a - r0) * (size_t)s->n, err) != 0)
+			return -1;
+		a = e;
+	}
+	return 0;
+}
+
+int pe_similarity_tensor(struct pe_similarity *s, struct pe_tensor *t, struct pe_error *err)
+{
+	uint64_t shape[2] = { s->n, s->n };
+
+	if (pe_tensor_init(t, "similarity", PE_F32, sim_fill, s, 1, 2, shape, err) != 0)
+		return -1;
+	t->block_rows = s->block;
+	if (s->p.precision == PE_SIM_FLOAT32)
+		t->slice_grain = TILE;
+	return 0;
+}

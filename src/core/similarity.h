@@ -1,0 +1,94 @@
+/*
+ * similarity.h - the position-wise similarity of a table's rows (Wang &
+ * Chen 2020): S[i][j] = sim(x_i, x_j) over the n rows of a view, streamed as
+ * an n x n float32 tensor, one block of rows at a time; never all of S.
+ *
+ * Metrics: cosine x.y / (|x| |y|) (NaN in the row and column of a zero
+ * row, counted in zero_rows), dot x.y, euclidean |x - y|.  With center, the
+ * rows are x - mu first, mu the column mean (summed in double-double,
+ * rounded to double), and the centred rows are held in double.
+ *
+ * PE_SIM_EXACT (the default): every value is the correctly rounded float32
+ * of the exact similarity of the rows (of the centred double rows with
+ * center).  A double GEMM (core/gemm.h) gives each value to within a bound
+ * that depends only on the width and the row norms; when rounding to
+ * float32 is certain anyway, that is the value, and the few that are not
+ * (values near 0, values near a rounding boundary: about one in 4,000 for a
+ * random table) are recomputed exactly (core/exact.h).  So the bytes depend
+ * on the table alone: not on threads, row blocks, --rows shards or the BLAS
+ * kernel.  And S[i][j] == S[j][i] bit for bit, so when rows are asked for
+ * in order, a block of the upper triangle computed for rows i serves rows
+ * j later: about half the multiply-adds are saved, with those blocks kept
+ * within cache_bytes.
+ *
+ * PE_SIM_FLOAT32: the float32 pipeline of the NumPy script (rows normalised
+ * to float32 for cosine, then a float32 GEMM; distances from float32 norms):
+ * no check, no cache; within about 1e-6 of the exact cosine; repeatable on
+ * one machine but not correctly rounded.
+ *
+ * Memory: the rows in double (n d 8 bytes; float32: n d 4), the GEMM
+ * scratch of the workers, and the cache, at most cache_bytes =
+ * max(64 MiB, 2 n d 8) -- O(n d), never O(n^2) beyond that bound.
+ */
+#ifndef PE_SIMILARITY_H
+#define PE_SIMILARITY_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "core/err.h"
+#include "core/matrix.h"
+#include "core/tensor.h"
+
+enum pe_metric { PE_METRIC_COSINE, PE_METRIC_DOT, PE_METRIC_EUCLIDEAN };
+enum pe_sim_precision { PE_SIM_EXACT, PE_SIM_FLOAT32 };
+
+#define PE_SIM_BLOCK_BYTES ((size_t)16 << 20)	/* aim for row blocks of this size */
+#define PE_SIM_CACHE_MIN ((size_t)64 << 20)
+
+struct pe_similarity_params {
+	enum pe_metric metric;
+	int center;
+	enum pe_sim_precision precision;
+};
+
+struct pe_sim_row;
+struct pe_sim_cache;
+
+struct pe_similarity {
+	struct pe_similarity_params p;
+	uint64_t n, d;
+	uint64_t zero_rows;	/* cosine: rows whose norm is 0 */
+	size_t block;		/* rows per block of the grid */
+	/* private */
+	double *x;		/* exact: n x d */
+	float *xf;		/* float32: n x d */
+	struct pe_sim_row *row;
+	int exact_inputs;	/* x holds float32 values: products are exact */
+	double e_cos, e_dot, e_euc;
+	struct pe_sim_cache *cache;
+};
+
+/* "cosine", "dot", "euclidean", and back (-1 if unknown). */
+const char *pe_metric_name(enum pe_metric m);
+int pe_metric_by_name(const char *name);
+
+/*
+ * Prepare the similarity of the rows of w (w's matrix may be freed after
+ * this returns).  Every value must be finite (PE_ERR_DATA naming the row of
+ * w's matrix and the column otherwise); n at most 2^31 - 1.  Free with
+ * pe_similarity_free in every case.
+ */
+int pe_similarity_init(struct pe_similarity *s, const struct pe_matrix_view *w,
+		       const struct pe_similarity_params *p, struct pe_error *err);
+
+void pe_similarity_free(struct pe_similarity *s);
+
+/* The n x n tensor "similarity" (parallel, block_rows on the grid); s must
+ * outlive it. */
+int pe_similarity_tensor(struct pe_similarity *s, struct pe_tensor *t, struct pe_error *err);
+
+/* Elements recomputed exactly so far (for tests and measurements). */
+uint64_t pe_similarity_exact_count(const struct pe_similarity *s);
+
+#endif
