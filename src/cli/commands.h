@@ -11,4 +11,9 @@ extern const struct pe_optdef pe_generate_opts[];
 extern const size_t pe_generate_nopts;
 extern const char pe_generate_usage[];
 
+int pe_cmd_similarity(int argc, char **argv);
+extern const struct pe_optdef pe_similarity_opts[];
+extern const size_t pe_similarity_nopts;
+extern const char pe_similarity_usage[];
+
 #endif

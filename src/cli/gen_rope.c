@@ -313,6 +313,7 @@ int pe_gen_rope(struct pe_gen *g, struct pe_error *err)
 			return -1;
 		g->nt = 1;
 	}
+	g->row_origin = p.offset;
 	record_meta(g, &st->rope, tables[table], head_dim, cfgpath);
 	return 0;
 }

@@ -5,11 +5,13 @@
 #include "core/sinusoidal.h"
 
 const char *const pe_gen_sinusoidal_options[] = {
-	"offset", "preset", "layout", "base", "min-timescale", "max-timescale", "padding-idx", NULL
+	"offset", "preset", "layout", "base", "min-timescale", "max-timescale", "padding-idx",
+	"precision", NULL
 };
 
 static const char *const presets[] = { "vaswani", "t2t", "fairseq", "marian", NULL };
 static const char *const layouts[] = { "interleaved", "half", NULL };
+static const char *const precisions[] = { "exact", "float32", NULL };
 
 static void free_sin(void *p)
 {
@@ -21,16 +23,18 @@ int pe_gen_sinusoidal(struct pe_gen *g, struct pe_error *err)
 {
 	struct pe_sinusoidal_params p;
 	struct pe_sinusoidal *s;
-	int preset = PE_SIN_VASWANI, layout = -1;
+	int preset = PE_SIN_VASWANI, layout = -1, precision = 0;
 	const char *base = pe_gen_val(g, "base"), *maxts = pe_gen_val(g, "max-timescale");
 	const char *mints = pe_gen_val(g, "min-timescale");
 
 	if (pe_opt_choice("preset", pe_gen_val(g, "preset"), presets, &preset, err) != 0 ||
-	    pe_opt_choice("layout", pe_gen_val(g, "layout"), layouts, &layout, err) != 0)
+	    pe_opt_choice("layout", pe_gen_val(g, "layout"), layouts, &layout, err) != 0 ||
+	    pe_opt_choice("precision", pe_gen_val(g, "precision"), precisions, &precision, err) != 0)
 		return -1;
 	pe_sinusoidal_defaults(&p, (enum pe_sin_preset)preset);
 	p.positions = g->positions;
 	p.dim = g->dim;
+	p.float32 = precision == 1;
 	if (layout >= 0)
 		p.layout = layout == 0 ? PE_LAYOUT_INTERLEAVED : PE_LAYOUT_HALF;
 	if (preset == PE_SIN_T2T) {
@@ -71,6 +75,7 @@ int pe_gen_sinusoidal(struct pe_gen *g, struct pe_error *err)
 	}
 	g->state = s;
 	g->free_state = free_sin;
+	g->row_origin = p.padding_idx >= 0 ? 0 : p.offset;
 	if (pe_sinusoidal_tensor(s, &g->tensor[0], err) != 0)
 		return -1;
 	g->nt = 1;
@@ -89,5 +94,7 @@ int pe_gen_sinusoidal(struct pe_gen *g, struct pe_error *err)
 	}
 	if (p.padding_idx >= 0)
 		pe_meta_int(&g->meta, "padding_idx", p.padding_idx);
+	if (p.float32)
+		pe_meta_str(&g->meta, "precision", "float32 (PyTorch tutorial)");
 	return 0;
 }

@@ -42,3 +42,19 @@ void pe_msg_warn(const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 }
+
+void pe_msg_progress(const char *cmd, uint64_t done, uint64_t total, int *last)
+{
+	int pct = total ? (int)(done * 100 / total) : 100;
+
+	if (done >= total) {
+		if (*last >= 0)
+			fputs("\r\033[K", stderr);
+		return;
+	}
+	if (pct == *last)
+		return;
+	*last = pct;
+	fprintf(stderr, "\rposenc: %s: %d%% of %llu rows", cmd, pct, (unsigned long long)total);
+	fflush(stderr);
+}

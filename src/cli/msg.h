@@ -8,6 +8,8 @@
 #ifndef PE_MSG_H
 #define PE_MSG_H
 
+#include <stdint.h>
+
 #include "core/err.h"
 
 enum { PE_EXIT_OK = 0, PE_EXIT_FAIL = 1, PE_EXIT_USAGE = 2 };
@@ -20,6 +22,11 @@ int pe_msg_report(const char *cmd, const struct pe_error *err);
 /* Has a closed pipe (EPIPE) ended the output?  Then the final flush of
  * stdout is expected to fail, quietly. */
 int pe_msg_pipe_closed(void);
+
+/* "posenc: CMD: 42% of N rows" on stderr, rewritten in place (callers use
+ * it only when stderr is a terminal); *last keeps the percentage shown, so
+ * a line is written only when it changes; the line is erased when done. */
+void pe_msg_progress(const char *cmd, uint64_t done, uint64_t total, int *last);
 
 void pe_msg_warn(const char *fmt, ...)
 #if defined(__GNUC__)

@@ -125,6 +125,8 @@ void pe_opt_help(FILE *fp, const struct pe_command *cmd)
 	char left[80];
 
 	fputs(cmd->usage, fp);
+	if (cmd->usage_more)
+		cmd->usage_more(fp);
 
 	for (i = 0; i < nopts; i++) {
 		const struct pe_optdef *d = &cmd->opts[i];

@@ -26,6 +26,7 @@ struct pe_command {
 	const char *name;
 	const char *summary;		/* one line for `posenc --help` */
 	const char *usage;		/* "Usage: ..." and description, for --help */
+	void (*usage_more)(FILE *fp);	/* printed after usage (lists from tables), or NULL */
 	const struct pe_optdef *opts;	/* ends with an all-NULL row */
 	int (*run)(int argc, char **argv);	/* argv[0] is the command name */
 };

@@ -75,6 +75,10 @@ int pe_sinusoidal_init(struct pe_sinusoidal *s, const struct pe_sinusoidal_param
 			       (unsigned long long)p->dim);
 	if (p->padding_idx >= 0 && p->offset != 0)
 		return pe_fail(err, PE_ERR_USAGE, "--padding-idx cannot be combined with --offset");
+	if (p->float32 && (p->preset != PE_SIN_VASWANI || p->layout == PE_LAYOUT_HALF ||
+			   p->padding_idx >= 0))
+		return pe_fail(err, PE_ERR_USAGE,
+			       "the float32 pipeline is the PyTorch tutorial's: the vaswani preset, interleaved, no padding row");
 	if (p->positions > INT64_MAX / 2 || (uint64_t)(p->padding_idx < 0 ? 0 : p->padding_idx) >
 						    (uint64_t)INT64_MAX / 2)
 		return pe_fail(err, PE_ERR_USAGE, "table too large to address");
@@ -110,13 +114,24 @@ int pe_sinusoidal_init(struct pe_sinusoidal *s, const struct pe_sinusoidal_param
 		return pe_fail(err, PE_ERR_NOMEM, "out of memory");
 	for (k = 0; k < s->nfreq; k++)
 		pe_freq_init(&s->freq[k], pe_sinusoidal_freq(s, k), bits);
+	if (p->float32) {
+		float c = (float)(-log(p->base) / (double)p->dim);
+
+		s->div32 = malloc((s->nfreq ? s->nfreq : 1) * sizeof *s->div32);
+		if (!s->div32)
+			return pe_fail(err, PE_ERR_NOMEM, "out of memory");
+		for (k = 0; k < s->nfreq; k++)
+			s->div32[k] = (float)exp((double)(float)((double)(float)(2 * k) * (double)c));
+	}
 	return 0;
 }
 
 void pe_sinusoidal_free(struct pe_sinusoidal *s)
 {
 	free(s->freq);
+	free(s->div32);
 	s->freq = NULL;
+	s->div32 = NULL;
 }
 
 int pe_sinusoidal_tensor(const struct pe_sinusoidal *s, struct pe_tensor *t,
@@ -151,7 +166,14 @@ int pe_sinusoidal_fill(const void *ctx, uint64_t r0, size_t nrows, void *out,
 		/* zero tail first: t2t/fairseq with odd D */
 		memset(row + s->nsin + s->ncos, 0, (dim - s->nsin - s->ncos) * sizeof *row);
 		for (k = 0; k < s->nfreq; k++) {
-			pe_sincos_pf(&s->freq[k], pos, &sv, &cv);
+			if (s->div32) {
+				double angle = (double)(float)((double)(float)pos * (double)s->div32[k]);
+
+				sv = sin(angle);
+				cv = cos(angle);
+			} else {
+				pe_sincos_pf(&s->freq[k], pos, &sv, &cv);
+			}
 			if (s->layout == PE_LAYOUT_INTERLEAVED) {
 				row[2 * k] = (float)sv;
 				if (k < s->ncos)

@@ -17,6 +17,13 @@
  *
  * Values are computed from long-double frequencies with exact angles
  * (core/angle.h) in double and rounded once to float.
+ *
+ * float32 (vaswani, interleaved only) instead reproduces the PyTorch
+ * tutorial's PositionalEncoding, a float32 pipeline: c = fl(-ln(base)/D),
+ * div_k = fl(exp(fl(2k * c))), angle = fl(fl(p) * div_k), value =
+ * fl(sin(angle)) (cos), every operation rounded once to float32 (torch's
+ * own exp and sin are within an ulp of that).  It is what Wang & Chen's
+ * sinusoid panel was made from.
  */
 #ifndef PE_SINUSOIDAL_H
 #define PE_SINUSOIDAL_H
@@ -41,6 +48,7 @@ struct pe_sinusoidal_params {
 	double min_timescale;		/* t2t (1) */
 	double max_timescale;		/* t2t (10000) */
 	int64_t padding_idx;		/* fairseq padding row, or -1 */
+	int float32;			/* the PyTorch tutorial's float32 pipeline */
 };
 
 struct pe_sinusoidal {
@@ -49,6 +57,7 @@ struct pe_sinusoidal {
 	uint64_t rows;
 	size_t nsin, ncos, nfreq;	/* sin columns, cos columns, frequencies */
 	struct pe_freq *freq;		/* nfreq prepared frequencies */
+	float *div32;			/* float32: the nfreq div_term values */
 };
 
 /* Presets by name ("vaswani", "t2t", "fairseq", "marian"); -1 if unknown. */
