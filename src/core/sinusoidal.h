@@ -21,9 +21,11 @@
  * float32 (vaswani, interleaved only) instead reproduces the PyTorch
  * tutorial's PositionalEncoding, a float32 pipeline: c = fl(-ln(base)/D),
  * div_k = fl(exp(fl(2k * c))), angle = fl(fl(p) * div_k), value =
- * fl(sin(angle)) (cos), every operation rounded once to float32 (torch's
- * own exp and sin are within an ulp of that).  It is what Wang & Chen's
- * sinusoid panel was made from.
+ * fl(sin(angle)) (cos), every operation rounded once to float32.  It is
+ * what Wang & Chen's sinusoid panel was made from.  torch's own float32 exp
+ * and sin are not correctly rounded, so its table differs from this one by
+ * a few ulp (up to 2e-5 at position 4000, where a frequency that torch
+ * rounds differently is multiplied by the position): data/README.md.
  */
 #ifndef PE_SINUSOIDAL_H
 #define PE_SINUSOIDAL_H
