@@ -10,6 +10,9 @@ Every bench/case_*.py module defines CASES, a list of dicts:
            interpreter); "{out}" likewise
   compare  optional function(posenc_out, ref_out) -> str, a one-line check
            of the two outputs (e.g. the largest ulp difference)
+  setup    optional function(tmp) run once before the case, e.g. to write
+           an input file both commands read; "{tmp}" in either command is
+           replaced by that directory
 
 Each case runs K times (default 5), posenc and the reference alternating,
 each as a child process; wall time and peak RSS (ru_maxrss from wait4)
@@ -81,8 +84,11 @@ def main():
                 continue
             pout = os.path.join(tmp, "posenc.out")
             rout = os.path.join(tmp, "ref.out")
-            pargv = [posenc] + [a.replace("{out}", pout) for a in case["posenc"]]
-            rargv = [a.replace("{out}", rout) for a in case["ref"]]
+            if "setup" in case:
+                case["setup"](tmp)
+            pargv = [posenc] + [a.replace("{out}", pout).replace("{tmp}", tmp)
+                                for a in case["posenc"]]
+            rargv = [a.replace("{out}", rout).replace("{tmp}", tmp) for a in case["ref"]]
             if rargv[0].endswith(".py"):
                 rargv = [sys.executable, os.path.join(HERE, rargv[0])] + rargv[1:]
             pt, pm, rt, rm = [], [], [], []
@@ -99,7 +105,8 @@ def main():
             print(f"# {case['name']}: posenc {p:.3f} s, reference {r:.3f} s, "
                   f"ratio {r / p:.2f}x, peak RSS {max(pm):.1f} / {max(rm):.1f} MiB {check}",
                   file=sys.stderr, flush=True)
-    print(f"median of {runs} runs each, {os.cpu_count()} CPUs\n")
+    print(f"median of {runs} runs each, {os.cpu_count()} CPUs, "
+          f"OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', '(unset)')} for both\n")
     print("| case | posenc (s) | reference (s) | speed-up | posenc peak RSS (MiB) | reference peak RSS (MiB) | check |")
     print("|---|---:|---:|---:|---:|---:|---|")
     for name, p, r, ratio, pm, rm, check in rows:

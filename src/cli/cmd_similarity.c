@@ -429,7 +429,8 @@ int pe_cmd_similarity(int argc, char **argv)
 		 : no_table_options(&j, &err) != 0 || read_file(&j, &err) != 0)
 		goto fail;
 	meta = kind ? &j.gen.meta : &j.meta;
-	if (select_rows(&j, &w, &err) != 0 || pe_similarity_init(&s, &w, &j.sp, &err) != 0)
+	if (pe_threads_resolve(j.out.threads, &j.sp.threads, &err) != 0 ||
+	    select_rows(&j, &w, &err) != 0 || pe_similarity_init(&s, &w, &j.sp, &err) != 0)
 		goto fail;
 	pe_matrix_free(&j.table);
 	if (s.zero_rows && j.sp.metric == PE_METRIC_COSINE)

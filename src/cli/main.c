@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/msg.h"
 #include "cli/opt.h"
+#include "core/gemm.h"
 #include "version.h"
 
 static void usage(FILE *fp)
@@ -55,6 +56,7 @@ int main(int argc, char **argv)
 
 	/* A closed pipe is reported as EPIPE and ends the command quietly. */
 	signal(SIGPIPE, SIG_IGN);
+	pe_gemm_init();
 	setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
 
 	if (argc < 2) {

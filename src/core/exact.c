@@ -2,7 +2,7 @@
  * Exact sums and correctly rounded similarity measures.  Three number
  * forms meet here: the carry-save accumulator (adding is exact and cheap),
  * a normalised magnitude in 32-bit digits (struct big: for rounding and for
- * the rare exact comparisons), and double-double (struct dd: about 104
+ * the rare exact comparisons), and double-double (struct pe_dd: about 104
  * bits, enough to decide nearly every rounding of a quotient or a root).
  * Right shifts of negative values are never used: carries are computed
  * with exact divisions.
@@ -21,9 +21,6 @@ struct big {
 	uint32_t d[NBIG];
 };
 
-struct dd {
-	double hi, lo;
-};
 
 void pe_acc_clear(struct pe_acc *a)
 {
@@ -263,18 +260,18 @@ float pe_acc_to_float(const struct pe_acc *a)
 
 /* ---- double-double ---- */
 
-static struct dd fast_two_sum(double a, double b)
+static struct pe_dd fast_two_sum(double a, double b)
 {
-	struct dd r;
+	struct pe_dd r;
 
 	r.hi = a + b;
 	r.lo = b - (r.hi - a);
 	return r;
 }
 
-static struct dd two_sum(double a, double b)
+static struct pe_dd two_sum(double a, double b)
 {
-	struct dd r;
+	struct pe_dd r;
 	double bb;
 
 	r.hi = a + b;
@@ -284,9 +281,9 @@ static struct dd two_sum(double a, double b)
 }
 
 /* The top 128 bits of a magnitude: relative error below 2^-104. */
-static struct dd big_to_dd(const struct big *m, int neg)
+static struct pe_dd big_to_dd(const struct big *m, int neg)
 {
-	struct dd r = { 0, 0 };
+	struct pe_dd r = { 0, 0 };
 	uint64_t M1, M2;
 	int L = bitlen(m), E;
 
@@ -304,7 +301,7 @@ static struct dd big_to_dd(const struct big *m, int neg)
 	return r;
 }
 
-static struct dd dd_mul(struct dd a, struct dd b)
+static struct pe_dd dd_mul(struct pe_dd a, struct pe_dd b)
 {
 	double p = a.hi * b.hi, e = fma(a.hi, b.hi, -p);
 
@@ -312,25 +309,25 @@ static struct dd dd_mul(struct dd a, struct dd b)
 	return fast_two_sum(p, e);
 }
 
-static struct dd dd_mul_d(struct dd a, double b)
+static struct pe_dd dd_mul_d(struct pe_dd a, double b)
 {
 	double p = a.hi * b, e = fma(a.hi, b, -p) + a.lo * b;
 
 	return fast_two_sum(p, e);
 }
 
-static struct dd dd_sub(struct dd a, struct dd b)
+static struct pe_dd dd_sub(struct pe_dd a, struct pe_dd b)
 {
-	struct dd s = two_sum(a.hi, -b.hi);
+	struct pe_dd s = two_sum(a.hi, -b.hi);
 
 	s.lo += a.lo - b.lo;
 	return fast_two_sum(s.hi, s.lo);
 }
 
-static struct dd dd_div(struct dd a, struct dd b)
+static struct pe_dd dd_div(struct pe_dd a, struct pe_dd b)
 {
 	double q1 = a.hi / b.hi, q2, q3;
-	struct dd r = dd_sub(a, dd_mul_d(b, q1)), q;
+	struct pe_dd r = dd_sub(a, dd_mul_d(b, q1)), q;
 
 	q2 = r.hi / b.hi;
 	r = dd_sub(r, dd_mul_d(b, q2));
@@ -339,10 +336,10 @@ static struct dd dd_div(struct dd a, struct dd b)
 	return fast_two_sum(q.hi, q.lo + q3);
 }
 
-static struct dd dd_sqrt(struct dd a)
+static struct pe_dd dd_sqrt(struct pe_dd a)
 {
 	double x = sqrt(a.hi);
-	struct dd x2 = { x * x, fma(x, x, -(x * x)) }, r = dd_sub(a, x2);
+	struct pe_dd x2 = { x * x, fma(x, x, -(x * x)) }, r = dd_sub(a, x2);
 
 	return fast_two_sum(x, r.hi / (2 * x));
 }
@@ -359,7 +356,7 @@ static double above(float f)
  * (exactly halfway between two adjacent floats, or between FLT_MAX and
  * 2^128).
  */
-static int dd_round_f32(struct dd t, double tol, float *out, double *mid)
+static int dd_round_f32(struct pe_dd t, double tol, float *out, double *mid)
 {
 	int neg = t.hi < 0;
 	float f, r;
@@ -429,7 +426,7 @@ float pe_exact_cosine(const struct pe_acc *s, const struct pe_acc *nx, const str
 {
 	struct big bs, bx, by, l, r, t, m, m2;
 	int neg = normalize(s, &bs), em, c;
-	struct dd q;
+	struct pe_dd q;
 	float f;
 	double mid;
 	uint64_t M;
@@ -460,7 +457,7 @@ float pe_exact_sqrt(const struct pe_acc *e)
 {
 	struct big b, r, m;
 	int neg = normalize(e, &b), em;
-	struct dd q;
+	struct pe_dd q;
 	float f;
 	double mid;
 	uint64_t M;
@@ -477,4 +474,101 @@ float pe_exact_sqrt(const struct pe_acc *e)
 	big_from_u64(&m, M);
 	big_mul(&r, &m, &m);
 	return pick(mid, cmp_scaled(&b, PE_ACC_LSB, &r, 2 * em));
+}
+
+/* ---- the double-double tier ---- */
+
+/* Four lanes of error-free sums (TwoSum of every term into a lane's hi, the
+ * rounding errors into its lo), so the additions do not wait on each other;
+ * then the lanes added in double-double.  Error: the lo sums round, at most
+ * n u^2 of the magnitudes each, and the final additions 2^-104 relative;
+ * pe_dd_dot_error states a bound for both. */
+struct pe_dd pe_dd_dot(const double *a, const double *b, size_t n, int exact_products,
+		       double *abs_sum)
+{
+	double hi[4] = { 0, 0, 0, 0 }, lo[4] = { 0, 0, 0, 0 }, mag[4] = { 0, 0, 0, 0 };
+	struct pe_dd r, t;
+	size_t k;
+	int l;
+
+	for (k = 0; k < n; k++) {
+		double p = a[k] * b[k], s, bb;
+
+		l = (int)(k & 3);
+		if (!exact_products)
+			lo[l] += fma(a[k], b[k], -p);
+		s = hi[l] + p;
+		bb = s - hi[l];
+		lo[l] += (hi[l] - (s - bb)) + (p - bb);
+		hi[l] = s;
+		mag[l] += fabs(p);
+	}
+	r = two_sum(hi[0], hi[1]);
+	r.lo += lo[0] + lo[1];
+	for (l = 2; l < 4; l++) {
+		t = two_sum(r.hi, hi[l]);
+		t.lo += r.lo + lo[l];
+		r = fast_two_sum(t.hi, t.lo);
+	}
+	*abs_sum = (mag[0] + mag[1] + mag[2] + mag[3]) * (1 + 0x1p-40);
+	return fast_two_sum(r.hi, r.lo);
+}
+
+double pe_dd_dot_error(size_t n)
+{
+	double nu = (double)n * 0x1p-53;
+
+	/* the lo sums: (n u)^2 with room; the TwoProd terms: n u^2; the final
+	 * combination: a few 2^-104 */
+	return 2 * nu * nu + 0x1p-98;
+}
+
+int pe_dd_try_float(struct pe_dd s, double err, float *out)
+{
+	double mid;
+
+	return dd_round_f32(s, err + ldexp(fabs(s.hi), -100), out, &mid);
+}
+
+int pe_dd_try_cosine(struct pe_dd s, double serr, struct pe_dd x, double xerr, struct pe_dd y,
+		     double yerr, float *out)
+{
+	struct pe_dd q;
+	double rel, mid;
+
+	if (!(x.hi > 0 && y.hi > 0) || x.hi <= 4 * xerr || y.hi <= 4 * yerr)
+		return 0;
+	q = dd_div(s, dd_sqrt(dd_mul(x, y)));
+	/* relative errors of the norms halve under the square root; s's error
+	 * is absolute, scaled by 1/sqrt(x y) */
+	rel = xerr / x.hi + yerr / y.hi + 0x1p-96;
+	return dd_round_f32(q, serr / sqrt(x.hi * y.hi) * (1 + 0x1p-20) + rel * fabs(q.hi),
+			    out, &mid);
+}
+
+int pe_dd_try_sqrt(struct pe_dd e, double err, float *out)
+{
+	struct pe_dd q;
+	double mid;
+
+	if (!(e.hi > 4 * err))
+		return 0;
+	q = dd_sqrt(e);
+	/* sqrt(e + d) - sqrt(e) <= d / (2 sqrt(e)) */
+	return dd_round_f32(q, err / q.hi * (1 + 0x1p-20) + ldexp(q.hi, -96), out, &mid);
+}
+
+struct pe_dd pe_dd_add(struct pe_dd a, struct pe_dd b)
+{
+	struct pe_dd s = two_sum(a.hi, b.hi);
+
+	s.lo += a.lo + b.lo;
+	return fast_two_sum(s.hi, s.lo);
+}
+
+struct pe_dd pe_dd_scale(struct pe_dd a, double k)
+{
+	a.hi *= k;
+	a.lo *= k;
+	return a;
 }

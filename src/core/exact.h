@@ -30,6 +30,7 @@
 #ifndef PE_EXACT_H
 #define PE_EXACT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define PE_ACC_DIGITS 72
@@ -55,6 +56,39 @@ int pe_acc_sign(const struct pe_acc *a);
 
 /* The value rounded to the nearest float32. */
 float pe_acc_to_float(const struct pe_acc *a);
+
+/*
+ * The middle tier: double-double sums, good to about 2^-100 of the sum of
+ * the terms' sizes, which settle almost every rounding the GEMM's bound
+ * leaves open, at a fraction of the cost of struct pe_acc.  Each pe_dd_try_
+ * function returns 1 with *out when its rounding is certain given the
+ * stated error of its inputs, else 0 (then use the exact functions).
+ */
+struct pe_dd {
+	double hi, lo;
+};
+
+/* sum_k a[k] b[k] in double-double, and sum_k |a[k] b[k]| (an upper bound,
+ * for the error bounds).  exact_products: every a[k] b[k] is exact in
+ * double (float32 inputs), so the product's own error term is skipped. */
+struct pe_dd pe_dd_dot(const double *a, const double *b, size_t n, int exact_products,
+		       double *abs_sum);
+
+/* a + b, and a * k for k a power of two (exact), in double-double
+ * (error below 2^-104 of the result's size). */
+struct pe_dd pe_dd_add(struct pe_dd a, struct pe_dd b);
+struct pe_dd pe_dd_scale(struct pe_dd a, double k);
+
+/* The error bound of pe_dd_dot: |result - exact| <= this * abs_sum. */
+double pe_dd_dot_error(size_t n);
+
+/* s rounded to float, s known to within err (absolute). */
+int pe_dd_try_float(struct pe_dd s, double err, float *out);
+/* s / sqrt(x y), each of s, x, y known to within its err. */
+int pe_dd_try_cosine(struct pe_dd s, double serr, struct pe_dd x, double xerr, struct pe_dd y,
+		     double yerr, float *out);
+/* sqrt(e), e known to within err. */
+int pe_dd_try_sqrt(struct pe_dd e, double err, float *out);
 
 /* S / sqrt(Nx * Ny), correctly rounded; Nx, Ny >= 0. */
 float pe_exact_cosine(const struct pe_acc *s, const struct pe_acc *nx, const struct pe_acc *ny);

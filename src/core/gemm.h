@@ -18,7 +18,9 @@
 
 #include <stddef.h>
 
-/* BLAS threads: one.  Safe to call more than once. */
+/* BLAS threads: one, and BLAS's own idle thread pool stopped (it costs a
+ * core at start-up otherwise).  Call it early, before starting threads;
+ * later calls do nothing. */
 void pe_gemm_init(void);
 
 void pe_gemm_d(size_t m, size_t n, size_t k, const double *a, size_t lda, const double *b,

@@ -1,5 +1,7 @@
 #include "core/matrix.h"
 
+#include "core/mem.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,7 +17,7 @@ int pe_matrix_alloc(struct pe_matrix *m, uint64_t rows, uint64_t cols, struct pe
 	if (rows * cols > SIZE_MAX / sizeof(float))
 		return pe_fail(err, PE_ERR_NOMEM, "a table of %llu x %llu values does not fit in memory",
 			       (unsigned long long)rows, (unsigned long long)cols);
-	m->v = malloc((size_t)(rows * cols) * sizeof(float));
+	m->v = pe_alloc_big((size_t)(rows * cols) * sizeof(float));
 	if (!m->v)
 		return pe_fail(err, PE_ERR_NOMEM, "out of memory for a table of %llu x %llu values",
 			       (unsigned long long)rows, (unsigned long long)cols);

@@ -9,6 +9,8 @@
  */
 #include "core/pipeline.h"
 
+#include "core/mem.h"
+
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -346,8 +348,8 @@ int pe_pump(const struct pe_tensor *tin, size_t nt, const struct pe_rowsel *sel,
 		pool |= use_pool(&t[i], nth);
 		pr.total += t[i].rows;
 	}
-	buf[0] = malloc(max_bytes);
-	buf[1] = pool ? malloc(max_bytes) : NULL;
+	buf[0] = pe_alloc_big(max_bytes);
+	buf[1] = pool ? pe_alloc_big(max_bytes) : NULL;
 	if (!buf[0] || (pool && !buf[1])) {
 		pe_fail(err, PE_ERR_NOMEM, "out of memory for a block of %zu bytes", max_bytes);
 		goto out;

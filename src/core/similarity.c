@@ -21,18 +21,21 @@
 
 #include "core/exact.h"
 #include "core/gemm.h"
+#include "core/mem.h"
 
 #define U 0x1p-53
 #define CHUNK_COLS 1024		/* columns per GEMM call: bounds the scratch */
 #define MIN_BLOCK 16
-#define MAX_BLOCK 256
-/* float32: BLAS's float results depend on how rows are grouped into a call
- * (OpenBLAS's Haswell kernels do), so every call covers one whole tile of
- * the grid, whatever rows were asked for */
-#define TILE 64
+#define MAX_BLOCK 512
+/* float32: one BLAS call per pair of blocks; large enough that packing
+ * the operands stays a few per cent of the work */
+#define F32_MIN_BLOCK 64
+#define F32_MAX_BLOCK 256
 
 struct pe_sim_row {
-	double n2, nrm, rn;	/* computed |x|^2, |x|, 1 / |x| */
+	struct pe_dd n2dd;	/* |x|^2 in double-double, within n2err */
+	double n2err, n2abs;
+	double n2, nrm, rn;	/* |x|^2 (within an ulp), |x|, 1 / |x| */
 	int lsb, lg;		/* exact inputs: lowest bit, bound on log2 |x| */
 	int n2_exact;		/* n2 is exactly |x|^2 */
 	int zero;
@@ -45,9 +48,56 @@ struct pe_sim_cache {
 	unsigned char *col;	/* per block b: 0 not tried, 1 storing, 2 not stored */
 	unsigned char *stored, *read;	/* per row */
 	uint64_t *nstored, *nread;	/* per block: distinct rows */
-	size_t bytes, cap;
+	size_t cap;		/* bytes of blocks at most */
 	uint64_t exact_count;
+	/* blocks (block x block floats) carved from big chunks and recycled,
+	 * so their pages are touched once */
+	size_t blk_bytes, pool_bytes, chunk_left;
+	unsigned char *chunk_next;
+	void **chunks;
+	size_t nchunks;
+	void *free_list;
 };
+
+#define CHUNK_BYTES ((size_t)8 << 20)
+
+/* A block from the pool, or NULL when the budget is spent. */
+static float *blk_get(struct pe_sim_cache *c)
+{
+	void *p = c->free_list, **grown;
+	size_t n;
+
+	if (p) {
+		memcpy(&c->free_list, p, sizeof(void *));
+		return p;
+	}
+	if (c->chunk_left < c->blk_bytes) {
+		n = c->blk_bytes > CHUNK_BYTES ? c->blk_bytes : CHUNK_BYTES;
+		if (c->pool_bytes + n > c->cap)
+			n = c->blk_bytes;
+		if (c->pool_bytes + n > c->cap)
+			return NULL;
+		grown = realloc(c->chunks, (c->nchunks + 1) * sizeof *grown);
+		if (!grown)
+			return NULL;
+		c->chunks = grown;
+		if (!(c->chunks[c->nchunks] = pe_alloc_big(n)))
+			return NULL;
+		c->chunk_next = c->chunks[c->nchunks++];
+		c->chunk_left = n;
+		c->pool_bytes += n;
+	}
+	p = c->chunk_next;
+	c->chunk_next += c->blk_bytes;
+	c->chunk_left -= c->blk_bytes;
+	return p;
+}
+
+static void blk_put(struct pe_sim_cache *c, float *b)
+{
+	memcpy(b, &c->free_list, sizeof(void *));
+	c->free_list = b;
+}
 
 static const char *const metric_names[] = { "cosine", "dot", "euclidean", NULL };
 
@@ -75,18 +125,25 @@ static uint64_t block_rows_of(const struct pe_similarity *s, size_t b)
 
 /* ---- set-up ---- */
 
-/* The exponent of the lowest set bit of a nonzero float. */
+/* The exponent of the lowest set bit of a nonzero finite float, from its
+ * bits: value = m 2^(e - 150), m the 24-bit significand. */
 static int lowest_bit(float f)
 {
+	uint32_t u, m;
 	int e, k = 0;
-	double m = frexp((double)f, &e);	/* |m| in [0.5, 1): 24 bits */
-	int64_t q = (int64_t)ldexp(fabs(m), 24);
 
-	while ((q & 1) == 0) {
-		q >>= 1;
+	memcpy(&u, &f, sizeof u);
+	e = (int)((u >> 23) & 0xff);
+	m = u & 0x7fffff;
+	if (e)
+		m |= 0x800000;
+	else
+		e = 1;		/* subnormal: m 2^-149 */
+	while (!(m & 1)) {
+		m >>= 1;
 		k++;
 	}
-	return e - 24 + k;
+	return e - 150 + k;
 }
 
 static int check_finite(const struct pe_matrix_view *w, struct pe_error *err)
@@ -136,27 +193,27 @@ static int column_means(const struct pe_matrix_view *w, double **out, struct pe_
 	return 0;
 }
 
-static void row_info(struct pe_similarity *s, uint64_t i, const float *orig)
+static void row_info(struct pe_similarity *s, uint64_t i, const float *orig, double *tmp)
 {
 	struct pe_sim_row *r = &s->row[i];
-	const double *x = s->x ? s->x + i * s->d : NULL;
-	double n2 = 0;
+	const double *x = s->x ? s->x + i * s->d : tmp;
 	uint64_t k;
 	int lsb = 0, any = 0, b;
 
 	for (k = 0; k < s->d; k++) {
-		double v = x ? x[k] : (double)s->xf[i * s->d + k];
-
-		n2 += v * v;
+		if (!s->x)
+			tmp[k] = (double)s->xf[i * s->d + k];
 		if (s->exact_inputs && orig[k] != 0) {
 			b = lowest_bit(orig[k]);
 			lsb = any && lsb < b ? lsb : b;
 			any = 1;
 		}
 	}
-	r->n2 = n2;
-	r->nrm = sqrt(n2);
-	r->zero = n2 == 0;
+	r->n2dd = pe_dd_dot(x, x, (size_t)s->d, s->exact_inputs, &r->n2abs);
+	r->n2err = pe_dd_dot_error((size_t)s->d) * r->n2abs;
+	r->n2 = r->n2dd.hi;
+	r->nrm = sqrt(r->n2);
+	r->zero = r->n2 == 0;
 	r->rn = r->zero ? 0 : 1 / r->nrm;
 	r->lsb = lsb;
 	/* |x| < 2^lg with room for the norm's own rounding */
@@ -174,6 +231,7 @@ static int cache_init(struct pe_similarity *s, struct pe_error *err)
 		return pe_fail(err, PE_ERR_NOMEM, "out of memory");
 	c->nb = nb;
 	c->cap = twice > PE_SIM_CACHE_MIN ? twice : PE_SIM_CACHE_MIN;
+	c->blk_bytes = s->block * s->block * sizeof(float);
 	c->blk = calloc(nb * nb, sizeof *c->blk);
 	c->col = calloc(nb, 1);
 	c->stored = calloc(s->n, 1);
@@ -190,7 +248,7 @@ static int cache_init(struct pe_similarity *s, struct pe_error *err)
 int pe_similarity_init(struct pe_similarity *s, const struct pe_matrix_view *w,
 		       const struct pe_similarity_params *p, struct pe_error *err)
 {
-	double *mu = NULL;
+	double *mu = NULL, *tmp;
 	uint64_t i, k;
 	size_t nd;
 
@@ -210,22 +268,28 @@ int pe_similarity_init(struct pe_similarity *s, const struct pe_matrix_view *w,
 	s->block = PE_SIM_BLOCK_BYTES / ((size_t)s->n * sizeof(float));
 	s->block = s->block < MIN_BLOCK ? MIN_BLOCK : s->block > MAX_BLOCK ? MAX_BLOCK : s->block;
 	if (p->precision == PE_SIM_FLOAT32)
-		s->block = s->block < TILE ? TILE : s->block / TILE * TILE;
+		s->block = s->block < F32_MIN_BLOCK ? F32_MIN_BLOCK
+			 : s->block > F32_MAX_BLOCK ? F32_MAX_BLOCK : s->block;
 	if (s->block > s->n)
 		s->block = (size_t)s->n;
 	if (p->center && column_means(w, &mu, err) != 0)
 		return -1;
 	s->row = calloc((size_t)s->n, sizeof *s->row);
 	if (p->precision == PE_SIM_EXACT)
-		s->x = malloc(nd * sizeof *s->x);
+		s->x = pe_alloc_big(nd * sizeof *s->x);
 	else
-		s->xf = malloc(nd * sizeof *s->xf);
+		s->xf = pe_alloc_big(nd * sizeof *s->xf);
 	if (!s->row || (!s->x && !s->xf)) {
 		free(mu);
 		return pe_fail(err, PE_ERR_NOMEM, "out of memory for %llu rows of %llu values",
 			       (unsigned long long)s->n, (unsigned long long)s->d);
 	}
 	s->exact_inputs = p->precision == PE_SIM_EXACT && !p->center;
+	tmp = malloc((size_t)s->d * sizeof *tmp);
+	if (!tmp) {
+		free(mu);
+		return pe_fail(err, PE_ERR_NOMEM, "out of memory");
+	}
 	for (i = 0; i < s->n; i++) {
 		const float *r = pe_view_row(w, i);
 
@@ -237,9 +301,10 @@ int pe_similarity_init(struct pe_similarity *s, const struct pe_matrix_view *w,
 			else
 				s->xf[i * s->d + k] = (float)v;
 		}
-		row_info(s, i, r);
+		row_info(s, i, r, tmp);
 		s->zero_rows += s->row[i].zero;
 	}
+	free(tmp);
 	free(mu);
 	if (s->xf && p->metric == PE_METRIC_COSINE) {
 		/* NumPy's x / norm(x): unit rows in float32 (zero rows stay 0) */
@@ -248,11 +313,11 @@ int pe_similarity_init(struct pe_similarity *s, const struct pe_matrix_view *w,
 				s->xf[i * s->d + k] = (float)((double)s->xf[i * s->d + k] * s->row[i].rn);
 	}
 	/* see finish() */
-	s->e_cos = (2.0 * (double)s->d + 16) * U * 1.0001;
+	s->e_cos = ((double)s->d + 12) * U * 1.001;
 	s->e_dot = ((double)s->d + 10) * U * 1.0001;
 	s->e_euc = ((double)s->d + 10) * U * 1.0001;
 	pe_gemm_init();
-	return s->x ? cache_init(s, err) : 0;
+	return cache_init(s, err);
 }
 
 void pe_similarity_free(struct pe_similarity *s)
@@ -261,11 +326,11 @@ void pe_similarity_free(struct pe_similarity *s)
 	size_t i;
 
 	if (c) {
-		if (c->blk) {
-			for (i = 0; i < c->nb * c->nb; i++)
-				free(c->blk[i]);
+		if (c->blk)
 			pthread_mutex_destroy(&c->mu);
-		}
+		for (i = 0; i < c->nchunks; i++)
+			free(c->chunks[i]);
+		free(c->chunks);
 		free(c->blk);
 		free(c->col);
 		free(c->stored);
@@ -294,12 +359,36 @@ uint64_t pe_similarity_exact_count(const struct pe_similarity *s)
 
 /* ---- one element, exact precision ---- */
 
+/* Double-double first (core/exact.h's middle tier); the fixed-point sums
+ * when even that cannot decide (an exact 0, a rounding midpoint). */
 static float exact_elem(const struct pe_similarity *s, uint64_t i, uint64_t j)
 {
 	const double *a = s->x + i * s->d, *b = s->x + j * s->d;
+	const struct pe_sim_row *ra = &s->row[i], *rb = &s->row[j];
 	struct pe_acc sa, xa, ya;
+	struct pe_dd g, e;
+	double abs_sum, gerr;
 	uint64_t k;
 	int norms = s->p.metric != PE_METRIC_DOT;
+	float f;
+
+	g = pe_dd_dot(a, b, (size_t)s->d, s->exact_inputs, &abs_sum);
+	gerr = pe_dd_dot_error((size_t)s->d) * abs_sum;
+	if (s->p.metric == PE_METRIC_DOT && pe_dd_try_float(g, gerr, &f))
+		return f;
+	if (s->p.metric == PE_METRIC_COSINE &&
+	    pe_dd_try_cosine(g, gerr, ra->n2dd, ra->n2err, rb->n2dd, rb->n2err, &f))
+		return f;
+	if (s->p.metric == PE_METRIC_EUCLIDEAN) {
+		/* |x - y|^2 = |x|^2 + |y|^2 - 2 x.y, each known in double-double */
+		e.hi = ra->n2dd.hi;
+		e.lo = ra->n2dd.lo;
+		e = pe_dd_add(e, rb->n2dd);
+		e = pe_dd_add(e, pe_dd_scale(g, -2));
+		if (pe_dd_try_sqrt(e, ra->n2err + rb->n2err + 2 * gerr +
+					 ldexp(ra->n2 + rb->n2 + 2 * abs_sum, -100), &f))
+			return f;
+	}
 
 	pe_acc_clear(&sa);
 	pe_acc_clear(&xa);
@@ -391,25 +480,20 @@ static float finish(const struct pe_similarity *s, uint64_t i, uint64_t j, doubl
 
 /* ---- blocks of rows ---- */
 
-/* float32: row i's values for columns j0.. from the GEMM's g. */
-static void f32_row(const struct pe_similarity *s, uint64_t i, uint64_t j0, const float *g,
-		    size_t nc, float *o)
+/* float32: S[i][j] from the GEMM's g (the same bits for (j, i)). */
+static float f32_value(const struct pe_similarity *s, uint64_t i, uint64_t j, float g)
 {
-	const struct pe_sim_row *ra = &s->row[i], *rb;
-	size_t c;
+	const struct pe_sim_row *ra = &s->row[i], *rb = &s->row[j];
 
-	for (c = 0; c < nc; c++) {
-		rb = &s->row[j0 + c];
-		if (s->p.metric == PE_METRIC_COSINE)
-			o[c] = ra->zero || rb->zero ? NAN : g[c];
-		else if (s->p.metric == PE_METRIC_DOT)
-			o[c] = g[c];
-		else
-			o[c] = sqrtf(fmaxf(0.0f, (float)ra->n2 + (float)rb->n2 - 2.0f * g[c]));
-	}
+	if (s->p.metric == PE_METRIC_COSINE)
+		return ra->zero || rb->zero ? NAN : g;
+	if (s->p.metric == PE_METRIC_DOT)
+		return g;
+	return sqrtf(fmaxf(0.0f, ((float)ra->n2 + (float)rb->n2) - 2.0f * g));
 }
 
-/* out[(i - a) * ldo + (j - c0)] for rows [a, a+m), columns [c0, c1). */
+/* out[(i - a) * ldo + (j - c0)] for rows [a, a+m), columns [c0, c1):
+ * exact precision. */
 static int compute(const struct pe_similarity *s, uint64_t a, size_t m, uint64_t c0,
 		   uint64_t c1, float *out, size_t ldo, uint64_t *nexact, struct pe_error *err)
 {
@@ -420,83 +504,67 @@ static int compute(const struct pe_similarity *s, uint64_t a, size_t m, uint64_t
 	if (cols == 0)
 		return 0;
 	w = cols < CHUNK_COLS ? cols : CHUNK_COLS;
-	scratch = malloc((s->x ? m * sizeof(double) : TILE * sizeof(float)) * w);
+	scratch = malloc(m * w * sizeof(double));
 	if (!scratch)
 		return pe_fail(err, PE_ERR_NOMEM, "out of memory for a block of %zu x %zu", m, w);
 	for (j0 = c0; j0 < c1; j0 += w) {
 		size_t nc = (size_t)(c1 - j0) < w ? (size_t)(c1 - j0) : w;
 
-		if (s->x) {
-			double *g = scratch;
+		double *g = scratch;
 
-			pe_gemm_d(m, nc, d, s->x + a * d, d, s->x + j0 * d, d, g, nc);
-			for (r = 0; r < m; r++)
-				for (c = 0; c < nc; c++)
-					out[r * ldo + (size_t)(j0 - c0) + c] =
-						finish(s, a + r, j0 + c, g[r * nc + c], nexact);
-		} else {
-			float *g = scratch;
-			uint64_t t0;
-
-			for (t0 = a / TILE * TILE; t0 < a + m; t0 += TILE) {
-				uint64_t t1 = t0 + TILE < s->n ? t0 + TILE : s->n;
-				uint64_t r0 = t0 > a ? t0 : a, r1 = t1 < a + m ? t1 : a + m;
-
-				pe_gemm_s((size_t)(t1 - t0), nc, d, s->xf + t0 * d, d, s->xf + j0 * d,
-					  d, g, nc);
-				for (r = (size_t)r0; r < (size_t)r1; r++)
-					f32_row(s, r, j0, g + (r - (size_t)t0) * nc, nc,
-						out + (r - (size_t)a) * ldo + (size_t)(j0 - c0));
-			}
-		}
+		pe_gemm_d(m, nc, d, s->x + a * d, d, s->x + j0 * d, d, g, nc);
+		for (r = 0; r < m; r++)
+			for (c = 0; c < nc; c++)
+				out[r * ldo + (size_t)(j0 - c0) + c] =
+					finish(s, a + r, j0 + c, g[r * nc + c], nexact);
 	}
 	free(scratch);
 	return 0;
 }
 
-/* Under the lock: make room for block b's upper triangle, once. */
+/* Under the lock: make room for block b's upper triangle, once; when the
+ * budget does not allow all of it, none (the rows below compute it). */
 static void reserve_column(const struct pe_similarity *s, size_t b)
 {
 	struct pe_sim_cache *c = s->cache;
-	uint64_t rb = block_rows_of(s, b);
-	size_t need = 0, k;
+	size_t k;
 
 	if (c->col[b])
 		return;
 	c->col[b] = 2;
-	for (k = b + 1; k < c->nb; k++)
-		need += (size_t)(block_rows_of(s, k) * rb) * sizeof(float);
-	if (need == 0 || c->bytes + need > c->cap)
-		return;
 	for (k = b + 1; k < c->nb; k++) {
-		c->blk[k * c->nb + b] = malloc((size_t)(block_rows_of(s, k) * rb) * sizeof(float));
+		c->blk[k * c->nb + b] = blk_get(c);
 		if (!c->blk[k * c->nb + b]) {
 			while (k-- > b + 1) {
-				free(c->blk[k * c->nb + b]);
+				blk_put(c, c->blk[k * c->nb + b]);
 				c->blk[k * c->nb + b] = NULL;
 			}
 			return;
 		}
 	}
-	c->bytes += need;
-	c->col[b] = 1;
+	if (b + 1 < c->nb)
+		c->col[b] = 1;
 }
 
-/* Under the lock: rows [a, a+m) of block b are done (stored: their upper
- * triangle is in the cache); a block whose rows have all been read
- * releases what it read, except from a column still being stored (only
- * fills out of the pump's order can meet one; pe_similarity_free frees it). */
-static void rows_done(const struct pe_similarity *s, size_t b, uint64_t a, size_t m, int stored)
+/* Under the lock: rows [sa, sa+sm) of block b have their upper triangle in
+ * the cache (when stored), rows [a, a+m) are written.  A block whose rows
+ * have all been written releases what it read, except blocks of a column
+ * still being stored (blocks worked on at once, or fills out of the pump's
+ * order, meet those; the pool keeps them until pe_similarity_free). */
+static void rows_done(const struct pe_similarity *s, size_t b, uint64_t sa, size_t sm,
+		      int stored, uint64_t a, size_t m)
 {
 	struct pe_sim_cache *c = s->cache;
 	uint64_t i;
 	size_t k;
 
-	for (i = a; i < a + m; i++) {
-		if (stored && !c->stored[i]) {
+	for (i = sa; stored && i < sa + sm; i++) {
+		if (!c->stored[i]) {
 			c->stored[i] = 1;
 			c->nstored[b]++;
 		}
+	}
+	for (i = a; i < a + m; i++) {
 		if (!c->read[i]) {
 			c->read[i] = 1;
 			c->nread[b]++;
@@ -505,9 +573,7 @@ static void rows_done(const struct pe_similarity *s, size_t b, uint64_t a, size_
 	if (c->nread[b] == block_rows_of(s, b)) {
 		for (k = 0; k < b; k++) {
 			if (c->blk[b * c->nb + k] && c->nstored[k] == block_rows_of(s, k)) {
-				c->bytes -= (size_t)(block_rows_of(s, b) * block_rows_of(s, k)) *
-					    sizeof(float);
-				free(c->blk[b * c->nb + k]);
+				blk_put(c, c->blk[b * c->nb + k]);
 				c->blk[b * c->nb + k] = NULL;
 			}
 		}
@@ -577,12 +643,93 @@ out:
 	if (c) {
 		pthread_mutex_lock(&c->mu);
 		if (rc == 0)
-			rows_done(s, b, a, m, storing);
+			rows_done(s, b, a, m, storing, a, m);
 		c->exact_count += nexact;
 		pthread_mutex_unlock(&c->mu);
 	}
 	free(from);
 	free(to);
+	return rc;
+}
+
+/* float32: X[block p] X[block q]^T into g (rows of p x rows of q). */
+static void f32_pair(const struct pe_similarity *s, size_t p, size_t q, float *g)
+{
+	size_t d = (size_t)s->d;
+
+	pe_gemm_s((size_t)block_rows_of(s, p), (size_t)block_rows_of(s, q), d,
+		  s->xf + (size_t)p * s->block * d, d, s->xf + (size_t)q * s->block * d, d, g,
+		  (size_t)block_rows_of(s, q));
+}
+
+/* float32: rows [a, a+m) of block b, every value from its canonical call
+ * (see similarity.h); the whole block's upper triangle goes to the cache. */
+static int f32_block(const struct pe_similarity *s, size_t b, uint64_t a, size_t m, float *out,
+		     struct pe_error *err)
+{
+	struct pe_sim_cache *c = s->cache;
+	size_t n = (size_t)s->n, nb = c->nb, k, i, j;
+	uint64_t start = (uint64_t)b * s->block, bb = block_rows_of(s, b), kr, kc;
+	size_t lo = (size_t)(a - start);
+	const float **from = calloc(nb, sizeof *from);
+	float **to = calloc(nb, sizeof *to), *g = malloc(s->block * s->block * sizeof *g);
+	int storing = 0, rc = -1;
+
+	if (!from || !to || !g) {
+		pe_fail(err, PE_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	pthread_mutex_lock(&c->mu);
+	reserve_column(s, b);
+	storing = c->col[b] == 1;
+	for (k = 0; k < b; k++)
+		if (c->nstored[k] == block_rows_of(s, k))
+			from[k] = c->blk[b * nb + k];
+	for (k = b + 1; storing && k < nb; k++)
+		if (c->nread[k] == 0)	/* not being written by another worker */
+			to[k] = c->blk[k * nb + b];
+	pthread_mutex_unlock(&c->mu);
+	for (k = 0; k < b; k++) {
+		kc = (uint64_t)k * s->block;
+		kr = block_rows_of(s, k);
+		if (from[k]) {
+			for (i = 0; i < m; i++)
+				memcpy(out + i * n + kc, from[k] + (lo + i) * kr, (size_t)kr * sizeof(float));
+			continue;
+		}
+		f32_pair(s, k, b, g);	/* the call that defines these values */
+		for (i = 0; i < m; i++)
+			for (j = 0; j < kr; j++)
+				out[i * n + kc + j] = f32_value(s, a + i, kc + j, g[j * bb + lo + i]);
+	}
+	f32_pair(s, b, b, g);
+	for (i = 0; i < m; i++)
+		for (j = 0; j < bb; j++)
+			out[i * n + start + j] = lo + i <= j
+				? f32_value(s, a + i, start + j, g[(lo + i) * bb + j])
+				: f32_value(s, a + i, start + j, g[j * bb + lo + i]);
+	for (k = b + 1; k < nb; k++) {
+		kc = (uint64_t)k * s->block;
+		kr = block_rows_of(s, k);
+		f32_pair(s, b, k, g);
+		for (i = 0; i < m; i++)
+			for (j = 0; j < kr; j++)
+				out[i * n + kc + j] = f32_value(s, a + i, kc + j, g[(lo + i) * kr + j]);
+		if (to[k])
+			for (i = 0; i < bb; i++)
+				for (j = 0; j < kr; j++)
+					to[k][j * bb + i] = f32_value(s, start + i, kc + j, g[i * kr + j]);
+	}
+	rc = 0;
+out:
+	if (rc == 0) {
+		pthread_mutex_lock(&c->mu);
+		rows_done(s, b, start, (size_t)bb, storing, a, m);
+		pthread_mutex_unlock(&c->mu);
+	}
+	free(from);
+	free(to);
+	free(g);
 	return rc;
 }
 
@@ -598,7 +745,9 @@ static int sim_fill(const void *ctx, uint64_t r0, size_t nrows, void *out, struc
 		e = (uint64_t)(b + 1) * s->block;
 		if (e > end)
 			e = end;
-		if (block_rows(s, b, a, (size_t)(e - a), o + (size_t)(a - r0) * (size_t)s->n, err) != 0)
+		if ((s->x ? block_rows(s, b, a, (size_t)(e - a), o + (size_t)(a - r0) * (size_t)s->n, err)
+			  : f32_block(s, b, a, (size_t)(e - a), o + (size_t)(a - r0) * (size_t)s->n,
+				      err)) != 0)
 			return -1;
 		a = e;
 	}
@@ -612,7 +761,10 @@ int pe_similarity_tensor(struct pe_similarity *s, struct pe_tensor *t, struct pe
 	if (pe_tensor_init(t, "similarity", PE_F32, sim_fill, s, 1, 2, shape, err) != 0)
 		return -1;
 	t->block_rows = s->block;
-	if (s->p.precision == PE_SIM_FLOAT32)
-		t->slice_grain = TILE;
+	if (s->xf) {
+		/* each worker a whole block of the grid */
+		t->block_rows = s->block * (size_t)(s->p.threads > 1 ? s->p.threads : 1);
+		t->slice_grain = s->block;
+	}
 	return 0;
 }

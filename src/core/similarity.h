@@ -23,8 +23,13 @@
  *
  * PE_SIM_FLOAT32: the float32 pipeline of the NumPy script (rows normalised
  * to float32 for cosine, then a float32 GEMM; distances from float32 norms):
- * no check, no cache; within about 1e-6 of the exact cosine; repeatable on
- * one machine but not correctly rounded.
+ * within about 1e-6 of the exact cosine, not correctly rounded.  BLAS's
+ * float results depend on how rows and columns are grouped into a call, so
+ * every value is defined as an element of one fixed call: S[i][j] = S[j][i]
+ * = element (min, max) of X[block(min)] X[block(max)]^T on the grid.  Each
+ * worker computes whole blocks, caches the upper triangle's blocks for the
+ * rows below and recomputes the same call when one is missing: repeatable
+ * for any thread count and any --rows shard, half the multiply-adds.
  *
  * Memory: the rows in double (n d 8 bytes; float32: n d 4), the GEMM
  * scratch of the workers, and the cache, at most cache_bytes =
@@ -43,13 +48,14 @@
 enum pe_metric { PE_METRIC_COSINE, PE_METRIC_DOT, PE_METRIC_EUCLIDEAN };
 enum pe_sim_precision { PE_SIM_EXACT, PE_SIM_FLOAT32 };
 
-#define PE_SIM_BLOCK_BYTES ((size_t)16 << 20)	/* aim for row blocks of this size */
+#define PE_SIM_BLOCK_BYTES ((size_t)32 << 20)	/* aim for row blocks of this size */
 #define PE_SIM_CACHE_MIN ((size_t)64 << 20)
 
 struct pe_similarity_params {
 	enum pe_metric metric;
 	int center;
 	enum pe_sim_precision precision;
+	int threads;		/* the pump's workers (float32: blocks per pump block) */
 };
 
 struct pe_sim_row;

@@ -49,7 +49,7 @@ static float *similarity(const struct pe_matrix *m, enum pe_metric metric, int c
 			 enum pe_sim_precision prec, int threads, struct pe_similarity *keep)
 {
 	struct pe_similarity s;
-	struct pe_similarity_params p = { metric, center, prec };
+	struct pe_similarity_params p = { metric, center, prec, threads };
 	struct pe_matrix_view w;
 	struct pe_tensor t;
 	struct pe_pump_opts po = { threads, NULL, NULL };
@@ -411,7 +411,7 @@ static void test_float32(void **state)
 	double worst = 0;
 
 	struct pe_similarity s;
-	struct pe_similarity_params p = { PE_METRIC_COSINE, 0, PE_SIM_FLOAT32 };
+	struct pe_similarity_params p = { PE_METRIC_COSINE, 0, PE_SIM_FLOAT32, 1 };
 	struct pe_matrix_view w;
 	struct pe_tensor t;
 	struct pe_error err;
