@@ -3,11 +3,13 @@
 # As root: apt-get installs whatever is missing.  Otherwise: prints the exact
 # apt-get line to run and exits 1 if anything is missing.
 #   build: gcc make pkg-config libcjson-dev libpng-dev zlib1g-dev libopenblas-dev
-#   tests: libcmocka-dev, python3-numpy (cross-checks), bsdutils (script(1))
+#   tests: libcmocka-dev, libmpfr-dev (the correctly rounded reference),
+#          python3-numpy (cross-checks), bsdutils (script(1)), parallel (GNU
+#          parallel: the scaling-out recipe of the README, run by a test)
 #   bench: python3-matplotlib, time (GNU time for peak memory)
 set -u
 pkgs="gcc make pkg-config libcjson-dev libpng-dev zlib1g-dev libopenblas-dev libcmocka-dev
-python3-numpy python3-matplotlib bsdutils time"
+libmpfr-dev python3-numpy python3-matplotlib bsdutils parallel time"
 missing=""
 for p in $pkgs; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

@@ -20,7 +20,7 @@ enum pe_err {
 
 struct pe_error {
 	enum pe_err code;
-	char msg[512];
+	char msg[1024];	/* one line; room for a listing of 16 tensors */
 };
 
 /* Record an error (printf-style message) and return -1, so callers can

@@ -13,7 +13,7 @@
  * center).  A double GEMM (core/gemm.h) gives each value to within a bound
  * that depends only on the width and the row norms; when rounding to
  * float32 is certain anyway, that is the value, and the few that are not
- * (values near 0, values near a rounding boundary: about one in 4,000 for a
+ * (values near 0, values near a rounding boundary: about one in 2,400 for a
  * random table) are recomputed exactly (core/exact.h).  So the bytes depend
  * on the table alone: not on threads, row blocks, --rows shards or the BLAS
  * kernel.  And S[i][j] == S[j][i] bit for bit, so when rows are asked for

@@ -4,7 +4,7 @@
  * of a file from a host of either byte order), the shape-to-table rule and
  * the quoting of untrusted bytes in messages.
  */
-#include "io/read.h"
+#include "io/read_priv.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/read.h"
+#include "io/read_priv.h"
 
 #define FIELD_MAX 1024	/* longer fields are not taken as numbers */
 

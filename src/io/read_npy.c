@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "io/le.h"
-#include "io/read.h"
+#include "io/read_priv.h"
 
 struct npy {
 	size_t data_off;

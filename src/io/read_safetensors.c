@@ -35,7 +35,7 @@
 #include <cJSON.h>
 
 #include "io/le.h"
-#include "io/read.h"
+#include "io/read_priv.h"
 
 #define MAX_EXACT 9007199254740992.0	/* 2^53 */
 #define LIST_SHOWN 16

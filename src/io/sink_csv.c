@@ -37,6 +37,8 @@ static int csv_begin(struct pe_sink *s, const struct pe_tensor *t, size_t nt,
 	if (t->cols > (SIZE_MAX - 2) / (PE_FMT_BUF + strlen(prefix) + 1))
 		return pe_fail(err, PE_ERR_USAGE, "rows too wide for csv");
 	c->cap = (size_t)t->cols * (PE_FMT_BUF + strlen(prefix) + 1) + 2;
+	if (c->cap < strlen(t->name) + 2)
+		c->cap = strlen(t->name) + 2;	/* a 1-D tensor's header is its name */
 	c->line = malloc(c->cap);
 	if (!c->line)
 		return pe_fail(err, PE_ERR_NOMEM, "out of memory for a csv line");

@@ -22,7 +22,7 @@
 
 #include "io/input.h"
 #include "io/le.h"
-#include "io/read.h"
+#include "io/read_priv.h"
 #include "testutil.h"
 
 /* ---- helpers ------------------------------------------------------- */

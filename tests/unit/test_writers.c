@@ -167,6 +167,30 @@ static void test_csv_roundtrip(void **state)
 	free(b);
 }
 
+/* A 1-D tensor's csv header is its name, which may be longer than a line
+ * of values (it overflowed the line buffer once). */
+static void test_csv_long_1d_name(void **state)
+{
+	static const float v[2] = { 1.5f, -2.0f };
+	struct src s = { v, 1 };
+	char name[PE_NAME_MAX];
+	struct pe_tensor t;
+	struct pe_error err;
+	size_t n;
+	unsigned char *b;
+
+	(void)state;
+	memset(name, 'w', sizeof name - 1);
+	name[sizeof name - 1] = '\0';
+	t = tensor(name, &s, 1, 2, 0, 0, PE_F32);
+	b = write_fmt(PE_FMT_CSV, &t, 1, NULL, NULL, 1, &n, &err);
+	assert_non_null(b);
+	assert_int_equal(n, PE_NAME_MAX - 1 + 1 + 4 + 3);
+	assert_memory_equal(b, name, PE_NAME_MAX - 1);
+	assert_string_equal((char *)b + PE_NAME_MAX - 1, "\n1.5\n-2\n");
+	free(b);
+}
+
 static void test_json_parses(void **state)
 {
 	struct src s = { M, 4 };
@@ -358,6 +382,7 @@ int main(void)
 		cmocka_unit_test(test_npy_header_exact),
 		cmocka_unit_test(test_npy_1d_3d_int),
 		cmocka_unit_test(test_csv_roundtrip),
+		cmocka_unit_test(test_csv_long_1d_name),
 		cmocka_unit_test(test_json_parses),
 		cmocka_unit_test(test_json_3d_and_multi),
 		cmocka_unit_test(test_json_refuses_nan),

@@ -1,0 +1,57 @@
+/*
+ * read_priv.h - what the readers (io/read_*.c) share, and their tests use;
+ * not part of io/read.h's contract.
+ */
+#ifndef PE_READ_PRIV_H
+#define PE_READ_PRIV_H
+
+#include "io/read.h"
+
+/* Element encodings of the float tables; each read with explicit byte
+ * assembly, so neither the host's byte order nor alignment matters. */
+enum pe_elem { PE_ELEM_F16, PE_ELEM_BF16, PE_ELEM_F32, PE_ELEM_F64 };
+
+size_t pe_elem_size(enum pe_elem e);
+
+/* IEEE binary16 to float, exactly (subnormals, infinities, NaN payloads). */
+float pe_half_to_float(uint16_t h);
+
+/* bfloat16 to float: the upper half of a float's bits, exactly. */
+float pe_bf16_to_float(uint16_t b);
+
+/* n values of kind e from src (big-endian if big, else little-endian) to
+ * dst[0], dst[stride], ...; binary64 is rounded to nearest (a C cast). */
+void pe_elems_to_float(float *dst, size_t stride, const unsigned char *src, size_t n,
+		       enum pe_elem e, int big);
+
+/* Is this host big-endian?  (For npy's '=' byte order.) */
+int pe_host_big_endian(void);
+
+/* A shape as text: "(3, 4)", "(5,)", "()" when python, else "[3,4]". */
+void pe_shape_text(char *buf, size_t n, const uint64_t *shape, int ndim, int python);
+
+/*
+ * The table a shape stands for: leading 1s dropped while more than two
+ * dimensions are left; 0-D is 1 x 1, 1-D (N) is N x 1.  More than two
+ * dimensions left, or a 0 anywhere, is PE_ERR_DATA naming name and what
+ * ("" or "tensor 'x' ") with the shape as pe_shape_text writes it.
+ */
+int pe_shape_table(const uint64_t *shape, int ndim, int python, const char *name,
+		   const char *what, uint64_t *rows, uint64_t *cols, struct pe_error *err);
+
+/* pe_matrix_alloc with name in front of its message. */
+int pe_read_alloc(struct pe_matrix *m, uint64_t rows, uint64_t cols, const char *name,
+		  struct pe_error *err);
+
+/* Untrusted bytes quoted for a message: at most max bytes of s[0, n),
+ * bytes outside printable ASCII as \xNN (valid UTF-8 kept when utf8),
+ * "..." when cut. */
+void pe_quote(char *buf, size_t size, const unsigned char *s, size_t n, size_t max, int utf8);
+
+/* pe_table_list for a buffer already known to be safetensors, or npy. */
+int pe_safetensors_list(const unsigned char *buf, size_t len, const char *name,
+			struct pe_tensor_entry **list, size_t *n, struct pe_error *err);
+int pe_npy_list(const unsigned char *buf, size_t len, const char *name,
+		struct pe_tensor_entry **list, size_t *n, struct pe_error *err);
+
+#endif
