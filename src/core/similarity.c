@@ -580,6 +580,36 @@ static void rows_done(const struct pe_similarity *s, size_t b, uint64_t sa, size
 	}
 }
 
+/* Before rows of block b are computed: make room for b's column once, and
+ * take (under the lock) the complete blocks rows of b can copy (from[k],
+ * k < b) and the blocks they store into (to[k], k > b), leaving out blocks
+ * whose rows another worker has begun writing.  Returns whether b's upper
+ * triangle is stored at all. */
+static int capture(const struct pe_similarity *s, size_t b, const float **from, float **to)
+{
+	struct pe_sim_cache *c = s->cache;
+	size_t k, nb = c->nb;
+	int storing;
+
+	pthread_mutex_lock(&c->mu);
+	reserve_column(s, b);
+	storing = c->col[b] == 1;
+	for (k = 0; k < b; k++)
+		if (c->nstored[k] == block_rows_of(s, k))
+			from[k] = c->blk[b * nb + k];
+	for (k = b + 1; storing && k < nb; k++) {
+		if (c->nread[k] == 0) {
+			to[k] = c->blk[k * nb + b];
+		} else if (c->blk[k * nb + b]) {
+			/* it would stay incomplete: unlinked, so block k computes it */
+			blk_put(c, c->blk[k * nb + b]);
+			c->blk[k * nb + b] = NULL;
+		}
+	}
+	pthread_mutex_unlock(&c->mu);
+	return storing;
+}
+
 /* Rows [a, a+m) inside block b into out (rows of n). */
 static int block_rows(const struct pe_similarity *s, size_t b, uint64_t a, size_t m, float *out,
 		      struct pe_error *err)
@@ -598,15 +628,7 @@ static int block_rows(const struct pe_similarity *s, size_t b, uint64_t a, size_
 			pe_fail(err, PE_ERR_NOMEM, "out of memory");
 			goto out;
 		}
-		pthread_mutex_lock(&c->mu);
-		reserve_column(s, b);
-		storing = c->col[b] == 1;
-		for (k = 0; k < b; k++)
-			if (c->nstored[k] == block_rows_of(s, k))
-				from[k] = c->blk[b * nb + k];
-		for (k = b + 1; storing && k < nb; k++)
-			to[k] = c->blk[k * nb + b];
-		pthread_mutex_unlock(&c->mu);
+		storing = capture(s, b, from, to);
 	}
 	/* earlier columns: cached blocks copied, runs of the others computed */
 	run0 = 0;
@@ -679,16 +701,7 @@ static int f32_block(const struct pe_similarity *s, size_t b, uint64_t a, size_t
 		pe_fail(err, PE_ERR_NOMEM, "out of memory");
 		goto out;
 	}
-	pthread_mutex_lock(&c->mu);
-	reserve_column(s, b);
-	storing = c->col[b] == 1;
-	for (k = 0; k < b; k++)
-		if (c->nstored[k] == block_rows_of(s, k))
-			from[k] = c->blk[b * nb + k];
-	for (k = b + 1; storing && k < nb; k++)
-		if (c->nread[k] == 0)	/* not being written by another worker */
-			to[k] = c->blk[k * nb + b];
-	pthread_mutex_unlock(&c->mu);
+	storing = capture(s, b, from, to);
 	for (k = 0; k < b; k++) {
 		kc = (uint64_t)k * s->block;
 		kr = block_rows_of(s, k);

@@ -19,27 +19,6 @@
 #define EXACT_PREC 1400	/* float32 products span 2^-298 .. 2^256; sums of 2^20 of them */
 #define WIDE_PREC 400
 
-/* x rounded to binary32 by MPFR: 24 bits, emin/emax of binary32, subnormals. */
-static float mpfr_to_f32(mpfr_t x)
-{
-	mpfr_exp_t emin = mpfr_get_emin(), emax = mpfr_get_emax();
-	mpfr_t y;
-	int t;
-	float f;
-
-	mpfr_init2(y, 24);
-	mpfr_set_emin(-148);
-	mpfr_set_emax(128);
-	t = mpfr_set(y, x, MPFR_RNDN);
-	t = mpfr_check_range(y, t, MPFR_RNDN);
-	mpfr_subnormalize(y, t, MPFR_RNDN);
-	f = mpfr_get_flt(y, MPFR_RNDN);
-	mpfr_set_emin(emin);
-	mpfr_set_emax(emax);
-	mpfr_clear(y);
-	return f;
-}
-
 struct ref {
 	mpfr_t s, nx, ny;
 };
@@ -69,7 +48,7 @@ static void ref_sums(struct ref *r, const float *x, const float *y, size_t n)
 
 static float ref_dot(struct ref *r)
 {
-	return mpfr_to_f32(r->s);
+	return pe_mpfr_to_f32(r->s);
 }
 
 static float ref_cos(struct ref *r)
@@ -83,7 +62,7 @@ static float ref_cos(struct ref *r)
 	mpfr_mul(d, r->nx, r->ny, MPFR_RNDN);
 	mpfr_sqrt(d, d, MPFR_RNDN);
 	mpfr_div(q, r->s, d, MPFR_RNDN);
-	f = mpfr_to_f32(q);
+	f = pe_mpfr_to_f32(q);
 	mpfr_clears(q, d, (mpfr_ptr)0);
 	return f;
 }
@@ -99,7 +78,7 @@ static float ref_dist(struct ref *r)
 	mpfr_sub(e, e, r->s, MPFR_RNDN);
 	mpfr_div_2ui(r->s, r->s, 1, MPFR_RNDN);
 	mpfr_sqrt(e, e, MPFR_RNDN);
-	f = mpfr_to_f32(e);
+	f = pe_mpfr_to_f32(e);
 	mpfr_clear(e);
 	return f;
 }
@@ -170,11 +149,7 @@ static uint64_t rng_state = 0x9e3779b97f4a7c15u;
 
 static uint64_t next_u64(void)
 {
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15u);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-	return z ^ (z >> 31);
+	return pe_test_rand(&rng_state);
 }
 
 /* A float32 with a random sign, 24 random bits and an exponent in

@@ -17,11 +17,7 @@ static uint64_t rng = 0x243f6a8885a308d3u;
 
 static uint64_t next_u64(void)
 {
-	uint64_t z = (rng += 0x9e3779b97f4a7c15u);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-	return z ^ (z >> 31);
+	return pe_test_rand(&rng);
 }
 
 /* uniform in (-1, 1) scaled by 2^e, e in [lo, hi] */
@@ -73,26 +69,6 @@ static float *similarity(const struct pe_matrix *m, enum pe_metric metric, int c
 
 /* ---- the MPFR oracle ---- */
 
-static float mpfr_to_f32(mpfr_t x)
-{
-	mpfr_exp_t emin = mpfr_get_emin(), emax = mpfr_get_emax();
-	mpfr_t y;
-	int t;
-	float f;
-
-	mpfr_init2(y, 24);
-	mpfr_set_emin(-148);
-	mpfr_set_emax(128);
-	t = mpfr_set(y, x, MPFR_RNDN);
-	t = mpfr_check_range(y, t, MPFR_RNDN);
-	mpfr_subnormalize(y, t, MPFR_RNDN);
-	f = mpfr_get_flt(y, MPFR_RNDN);
-	mpfr_set_emin(emin);
-	mpfr_set_emax(emax);
-	mpfr_clear(y);
-	return f;
-}
-
 /* sim(a, b) of double rows, exactly, rounded once to float32. */
 static float oracle(const double *a, const double *b, size_t d, enum pe_metric metric)
 {
@@ -116,7 +92,7 @@ static float oracle(const double *a, const double *b, size_t d, enum pe_metric m
 		mpfr_add(y, y, p, MPFR_RNDN);
 	}
 	if (metric == PE_METRIC_DOT) {
-		f = mpfr_to_f32(s);
+		f = pe_mpfr_to_f32(s);
 	} else if (metric == PE_METRIC_COSINE) {
 		if (mpfr_zero_p(x) || mpfr_zero_p(y)) {
 			f = NAN;
@@ -124,14 +100,14 @@ static float oracle(const double *a, const double *b, size_t d, enum pe_metric m
 			mpfr_mul(q, x, y, MPFR_RNDN);
 			mpfr_sqrt(q, q, MPFR_RNDN);
 			mpfr_div(q, s, q, MPFR_RNDN);
-			f = mpfr_to_f32(q);
+			f = pe_mpfr_to_f32(q);
 		}
 	} else {
 		mpfr_add(q, x, y, MPFR_RNDN);
 		mpfr_mul_2ui(s, s, 1, MPFR_RNDN);
 		mpfr_sub(q, q, s, MPFR_RNDN);
 		mpfr_sqrt(q, q, MPFR_RNDN);
-		f = mpfr_to_f32(q);
+		f = pe_mpfr_to_f32(q);
 	}
 	mpfr_clears(s, x, y, p, q, (mpfr_ptr)0);
 	return f;
@@ -322,45 +298,53 @@ static void test_invariance(void **state)
 {
 	struct pe_matrix m = random_table(700, 48, -3, 3);
 	struct pe_similarity s;
-	struct pe_similarity_params p = { PE_METRIC_COSINE, 0, PE_SIM_EXACT };
 	struct pe_matrix_view w;
 	struct pe_tensor t;
 	struct pe_error err;
-	float *ref = similarity(&m, PE_METRIC_COSINE, 0, PE_SIM_EXACT, 1, NULL), *o;
+	float *ref, *o;
 	size_t n = 700, r, len;
-	int th, metric;
+	int th, metric, prec;
 
 	(void)state;
-	for (th = 2; th <= 4; th++) {
-		o = similarity(&m, PE_METRIC_COSINE, 0, PE_SIM_EXACT, th, NULL);
-		assert_memory_equal(o, ref, n * n * sizeof *o);
-		free(o);
-	}
-	assert_int_equal(pe_matrix_select(&m, 0, n, 1, &w, &err), 0);
-	assert_int_equal(pe_similarity_init(&s, &w, &p, &err), 0);
-	assert_int_equal(pe_similarity_tensor(&s, &t, &err), 0);
-	o = malloc(n * n * sizeof *o);
-	for (r = n; r > 0; r -= len) {
-		len = r < 97 ? r : 97;
-		assert_int_equal(t.fill(t.ctx, r - len, len, o + (r - len) * n, &err), 0);
-	}
-	assert_memory_equal(o, ref, n * n * sizeof *o);
-	memset(o, 0, n * n * sizeof *o);
-	for (r = 0; r < n; r++) {
-		size_t row = (r * 311) % n;
+	for (prec = 0; prec < 2; prec++) {
+		struct pe_similarity_params p = { PE_METRIC_COSINE, 0, (enum pe_sim_precision)prec, 1 };
 
-		assert_int_equal(t.fill(t.ctx, row, 1, o + row * n, &err), 0);
-	}
-	assert_memory_equal(o, ref, n * n * sizeof *o);
-	pe_similarity_free(&s);
-	free(o);
-	free(ref);
-	for (metric = 1; metric < 3; metric++) {
-		ref = similarity(&m, (enum pe_metric)metric, 1, PE_SIM_EXACT, 1, NULL);
-		o = similarity(&m, (enum pe_metric)metric, 1, PE_SIM_EXACT, 3, NULL);
+		ref = similarity(&m, PE_METRIC_COSINE, 0, p.precision, 1, NULL);
+		for (th = 2; th <= 4; th++) {
+			o = similarity(&m, PE_METRIC_COSINE, 0, p.precision, th, NULL);
+			assert_memory_equal(o, ref, n * n * sizeof *o);
+			free(o);
+		}
+		assert_int_equal(pe_matrix_select(&m, 0, n, 1, &w, &err), 0);
+		assert_int_equal(pe_similarity_init(&s, &w, &p, &err), 0);
+		assert_int_equal(pe_similarity_tensor(&s, &t, &err), 0);
+		o = malloc(n * n * sizeof *o);
+		/* backwards in runs that straddle blocks: no cache hits */
+		for (r = n; r > 0; r -= len) {
+			len = r < 97 ? r : 97;
+			assert_int_equal(t.fill(t.ctx, r - len, len, o + (r - len) * n, &err), 0);
+		}
 		assert_memory_equal(o, ref, n * n * sizeof *o);
+		/* then every row again, one at a time, in a scrambled order */
+		memset(o, 0, n * n * sizeof *o);
+		for (r = 0; r < n; r++) {
+			size_t row = (r * 311) % n;
+
+			assert_int_equal(t.fill(t.ctx, row, 1, o + row * n, &err), 0);
+		}
+		assert_memory_equal(o, ref, n * n * sizeof *o);
+		pe_similarity_free(&s);
 		free(o);
 		free(ref);
+	}
+	for (metric = 1; metric < 3; metric++) {
+		for (prec = 0; prec < 2; prec++) {
+			ref = similarity(&m, (enum pe_metric)metric, 1, (enum pe_sim_precision)prec, 1, NULL);
+			o = similarity(&m, (enum pe_metric)metric, 1, (enum pe_sim_precision)prec, 3, NULL);
+			assert_memory_equal(o, ref, n * n * sizeof *o);
+			free(o);
+			free(ref);
+		}
 	}
 	pe_matrix_free(&m);
 }
@@ -370,7 +354,7 @@ static void test_view(void **state)
 {
 	struct pe_matrix m = random_table(90, 16, -2, 2), sub;
 	struct pe_similarity s;
-	struct pe_similarity_params p = { PE_METRIC_DOT, 0, PE_SIM_EXACT };
+	struct pe_similarity_params p = { PE_METRIC_DOT, 0, PE_SIM_EXACT, 1 };
 	struct pe_matrix_view w;
 	struct pe_tensor t;
 	struct pe_error err;
@@ -442,7 +426,7 @@ static void test_refusals(void **state)
 {
 	struct pe_matrix m = random_table(5, 3, 0, 0);
 	struct pe_similarity s;
-	struct pe_similarity_params p = { PE_METRIC_COSINE, 0, PE_SIM_EXACT };
+	struct pe_similarity_params p = { PE_METRIC_COSINE, 0, PE_SIM_EXACT, 1 };
 	struct pe_matrix_view w;
 	struct pe_error err;
 

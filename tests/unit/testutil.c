@@ -1,6 +1,7 @@
 #include "testutil.h"
 
 #include <math.h>
+#include <mpfr.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -80,4 +81,33 @@ const char *pe_source_path(const char *rel)
 
 	snprintf(buf, sizeof buf, "%s/%s", PE_SOURCE_DIR, rel);
 	return buf;
+}
+
+float pe_mpfr_to_f32(const void *mpfr_value)
+{
+	mpfr_exp_t emin = mpfr_get_emin(), emax = mpfr_get_emax();
+	mpfr_t y;
+	int t;
+	float f;
+
+	mpfr_init2(y, 24);
+	mpfr_set_emin(-148);
+	mpfr_set_emax(128);
+	t = mpfr_set(y, (mpfr_srcptr)mpfr_value, MPFR_RNDN);
+	t = mpfr_check_range(y, t, MPFR_RNDN);
+	mpfr_subnormalize(y, t, MPFR_RNDN);
+	f = mpfr_get_flt(y, MPFR_RNDN);
+	mpfr_set_emin(emin);
+	mpfr_set_emax(emax);
+	mpfr_clear(y);
+	return f;
+}
+
+uint64_t pe_test_rand(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15u);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+	return z ^ (z >> 31);
 }

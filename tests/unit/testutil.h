@@ -31,6 +31,14 @@ unsigned char *pe_read_file(const char *path, size_t *n);
 /* A fresh temporary file path under $TMPDIR (or /tmp); caller frees. */
 char *pe_temp_path(const char *suffix);
 
+/* x rounded to binary32 by MPFR itself: 24 bits, binary32's exponent
+ * range with subnormals, overflow to infinity (the correctly rounded
+ * reference of test_exact and test_similarity). */
+float pe_mpfr_to_f32(const void *mpfr_value);
+
+/* A seeded 64-bit generator (splitmix64) for test data. */
+uint64_t pe_test_rand(uint64_t *state);
+
 /* Path of a file in the source tree (PE_SOURCE_DIR/rel); static buffer. */
 const char *pe_source_path(const char *rel);
 
