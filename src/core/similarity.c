@@ -49,6 +49,7 @@ struct pe_sim_cache {
 	unsigned char *stored, *read;	/* per row */
 	uint64_t *nstored, *nread;	/* per block: distinct rows */
 	size_t cap;		/* bytes of blocks at most */
+	size_t band;		/* blocks kept for the band rows below their own */
 	uint64_t exact_count;
 	/* blocks (block x block floats) carved from big chunks and recycled,
 	 * so their pages are touched once */
@@ -224,14 +225,21 @@ static void row_info(struct pe_similarity *s, uint64_t i, const float *orig, dou
 static int cache_init(struct pe_similarity *s, struct pe_error *err)
 {
 	struct pe_sim_cache *c = calloc(1, sizeof *c);
-	size_t nb = (size_t)((s->n + s->block - 1) / s->block), twice = 2 * s->n * s->d * 8;
+	size_t nb = (size_t)((s->n + s->block - 1) / s->block), cap = 8 * s->n * s->d;
 
 	s->cache = c;
 	if (!c)
 		return pe_fail(err, PE_ERR_NOMEM, "out of memory");
 	c->nb = nb;
-	c->cap = twice > PE_SIM_CACHE_MIN ? twice : PE_SIM_CACHE_MIN;
+	/* twice the float32 table; n^2 bytes would keep every block */
+	c->cap = s->p.cache_bytes ? s->p.cache_bytes : cap > PE_SIM_CACHE_MIN ? cap : PE_SIM_CACHE_MIN;
 	c->blk_bytes = s->block * s->block * sizeof(float);
+	/* Blocks within `band` block-rows of the diagonal are kept: they are
+	 * let go soonest, so a budget saves the most work that way.  About
+	 * band (band + 1) / 2 of them are held at once. */
+	for (c->band = 1; c->band < nb && (c->band + 1) * (c->band + 2) / 2 * c->blk_bytes <= c->cap;
+	     c->band++)
+		;
 	c->blk = calloc(nb * nb, sizeof *c->blk);
 	c->col = calloc(nb, 1);
 	c->stored = calloc(s->n, 1);
@@ -532,7 +540,7 @@ static void reserve_column(const struct pe_similarity *s, size_t b)
 	if (c->col[b])
 		return;
 	c->col[b] = 2;
-	for (k = b + 1; k < c->nb; k++) {
+	for (k = b + 1; k < c->nb && k <= b + c->band; k++) {
 		c->blk[k * c->nb + b] = blk_get(c);
 		if (!c->blk[k * c->nb + b]) {
 			while (k-- > b + 1) {

@@ -33,7 +33,8 @@
  *
  * Memory: the rows in double (n d 8 bytes; float32: n d 4), the GEMM
  * scratch of the workers, and the cache, at most cache_bytes =
- * max(64 MiB, 2 n d 8) -- O(n d), never O(n^2) beyond that bound.
+ * max(64 MiB, 8 n d bytes) -- O(n d), never O(n^2); blocks near the
+ * diagonal are kept first (they are let go soonest).
  */
 #ifndef PE_SIMILARITY_H
 #define PE_SIMILARITY_H
@@ -56,6 +57,7 @@ struct pe_similarity_params {
 	int center;
 	enum pe_sim_precision precision;
 	int threads;		/* the pump's workers (float32: blocks per pump block) */
+	size_t cache_bytes;	/* budget for kept blocks; 0: max(64 MiB, 8 n d) */
 };
 
 struct pe_sim_row;

@@ -45,7 +45,7 @@ static float *similarity(const struct pe_matrix *m, enum pe_metric metric, int c
 			 enum pe_sim_precision prec, int threads, struct pe_similarity *keep)
 {
 	struct pe_similarity s;
-	struct pe_similarity_params p = { metric, center, prec, threads };
+	struct pe_similarity_params p = { metric, center, prec, threads, 0 };
 	struct pe_matrix_view w;
 	struct pe_tensor t;
 	struct pe_pump_opts po = { threads, NULL, NULL };
@@ -307,7 +307,8 @@ static void test_invariance(void **state)
 
 	(void)state;
 	for (prec = 0; prec < 2; prec++) {
-		struct pe_similarity_params p = { PE_METRIC_COSINE, 0, (enum pe_sim_precision)prec, 1 };
+		struct pe_similarity_params p = { PE_METRIC_COSINE, 0, (enum pe_sim_precision)prec, 1,
+						  0 };
 
 		ref = similarity(&m, PE_METRIC_COSINE, 0, p.precision, 1, NULL);
 		for (th = 2; th <= 4; th++) {
@@ -349,12 +350,49 @@ static void test_invariance(void **state)
 	pe_matrix_free(&m);
 }
 
+/* Tiny cache budgets (blocks kept only near the diagonal, or none) give
+ * the same bytes as the default, in both precisions. */
+static void test_cache_budget(void **state)
+{
+	struct pe_matrix m = random_table(2100, 24, -2, 2);
+	struct pe_matrix_view w;
+	struct pe_error err;
+	/* none; 3 MiB: a band of 2 of the 5 exact blocks, 3 of the 9 float32
+	 * ones; the default (all of them) */
+	size_t n = 2100, budgets[3] = { 1, (size_t)3 << 20, 0 }, k;
+	float *out[3];
+	int prec;
+
+	(void)state;
+	assert_int_equal(pe_matrix_select(&m, 0, n, 1, &w, &err), 0);
+	for (prec = 0; prec < 2; prec++) {
+		for (k = 0; k < 3; k++) {
+			struct pe_similarity s;
+			struct pe_similarity_params p = { PE_METRIC_COSINE, 0,
+							  (enum pe_sim_precision)prec, 2, budgets[k] };
+			struct pe_tensor t;
+			struct pe_pump_opts po = { 2, NULL, NULL };
+
+			assert_int_equal(pe_similarity_init(&s, &w, &p, &err), 0);
+			assert_int_equal(pe_similarity_tensor(&s, &t, &err), 0);
+			out[k] = malloc(n * n * sizeof(float));
+			assert_int_equal(pe_tensor_materialize(&t, out[k], &po, &err), 0);
+			pe_similarity_free(&s);
+		}
+		assert_memory_equal(out[0], out[2], n * n * sizeof(float));
+		assert_memory_equal(out[1], out[2], n * n * sizeof(float));
+		for (k = 0; k < 3; k++)
+			free(out[k]);
+	}
+	pe_matrix_free(&m);
+}
+
 /* A strided view is the similarity of the rows it selects. */
 static void test_view(void **state)
 {
 	struct pe_matrix m = random_table(90, 16, -2, 2), sub;
 	struct pe_similarity s;
-	struct pe_similarity_params p = { PE_METRIC_DOT, 0, PE_SIM_EXACT, 1 };
+	struct pe_similarity_params p = { PE_METRIC_DOT, 0, PE_SIM_EXACT, 1, 0 };
 	struct pe_matrix_view w;
 	struct pe_tensor t;
 	struct pe_error err;
@@ -395,7 +433,7 @@ static void test_float32(void **state)
 	double worst = 0;
 
 	struct pe_similarity s;
-	struct pe_similarity_params p = { PE_METRIC_COSINE, 0, PE_SIM_FLOAT32, 1 };
+	struct pe_similarity_params p = { PE_METRIC_COSINE, 0, PE_SIM_FLOAT32, 1, 0 };
 	struct pe_matrix_view w;
 	struct pe_tensor t;
 	struct pe_error err;
@@ -426,7 +464,7 @@ static void test_refusals(void **state)
 {
 	struct pe_matrix m = random_table(5, 3, 0, 0);
 	struct pe_similarity s;
-	struct pe_similarity_params p = { PE_METRIC_COSINE, 0, PE_SIM_EXACT, 1 };
+	struct pe_similarity_params p = { PE_METRIC_COSINE, 0, PE_SIM_EXACT, 1, 0 };
 	struct pe_matrix_view w;
 	struct pe_error err;
 
@@ -457,6 +495,7 @@ int main(void)
 		cmocka_unit_test(test_hadamard),
 		cmocka_unit_test(test_sinusoid_closed_form),
 		cmocka_unit_test(test_invariance),
+		cmocka_unit_test(test_cache_budget),
 		cmocka_unit_test(test_view),
 		cmocka_unit_test(test_float32),
 		cmocka_unit_test(test_refusals),
