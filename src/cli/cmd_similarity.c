@@ -267,7 +267,7 @@ static void record(struct job *j, struct pe_meta *m)
 	pe_meta_str(m, "positions_range", range);
 	pe_meta_int(m, "stride", (int64_t)j->stride);
 	if (j->wang_chen)
-		pe_meta_str(m, "preset", WANG_CHEN);
+		pe_meta_str(m, "similarity_preset", WANG_CHEN);
 }
 
 /* ---- output ---- */
