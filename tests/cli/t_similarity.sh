@@ -1,0 +1,321 @@
+# posenc similarity: the closed form of the sinusoid's matrix, every input
+# format giving the same bytes, a GPT-2-shaped model file, shards, threads,
+# GNU parallel, every error (status, message, nothing left), PNG labels,
+# --stats and --profile files.  NumPy (in $PYTHON) builds the input files;
+# without it those parts are SKIPPED.  sim.py: the Python helpers.
+S=$T/sim
+mkdir -p "$S"
+cat >"$S/sim.py" <<'EOF'
+import json, math, os, struct, sys, zlib
+
+# helpers of t_similarity.sh; each command exits non-zero (or prints BAD)
+# when its input is missing or wrong, so nothing passes without posenc.
+
+
+def closed_form(n, d):
+    """(2/D) sum_k cos(o w_k), w_k = 10000^(-2k/D), for offsets o = 0..n-1"""
+    w = [10000.0 ** (-2.0 * k / d) for k in range(d // 2)]
+    return [(2.0 / d) * math.fsum(math.cos(o * wk) for wk in w) for o in range(n)]
+
+
+def f32s(path, count):
+    data = open(path, 'rb').read()
+    assert len(data) == 4 * count, f'{path}: {len(data)} bytes, want {4 * count}'
+    return list(struct.unpack(f'<{count}f', data)), list(struct.unpack(f'<{count}I', data))
+
+
+def cmd_closed(raw, n, d):
+    n, d = int(n), int(d)
+    try:
+        s, bits = f32s(raw, n * n)
+    except Exception as e:
+        print('BAD', e)
+        return
+    p = closed_form(n, d)
+    worst = max(abs(s[i * n + j] - p[abs(i - j)]) for i in range(n) for j in range(n))
+    print('values', 'ok' if worst <= 2e-6 else f'BAD {worst}')
+    one = struct.unpack('<I', struct.pack('<f', 1.0))[0]
+    print('diag', 'ok' if all(bits[i * n + i] == one for i in range(n)) else 'BAD')
+    sym = all(bits[i * n + j] == bits[j * n + i] for i in range(n) for j in range(n))
+    print('sym', 'ok' if sym else 'BAD')
+    toe = max(abs(s[i * n + j] - s[(i + 1) * n + j + 1]) for i in range(n - 1) for j in range(n - 1))
+    print('toeplitz', 'ok' if toe <= 2e-6 else f'BAD {toe}')
+
+
+def st_write(path, tensors, meta=None, header=None, tail=b''):
+    """safetensors by hand: tensors = [(name, dtype, shape, bytes)], offsets in order"""
+    hdr, buf = {}, b''
+    if meta is not None:
+        hdr['__metadata__'] = meta
+    for name, dt, shape, b in tensors:
+        hdr[name] = {'dtype': dt, 'shape': list(shape), 'data_offsets': [len(buf), len(buf) + len(b)]}
+        buf += b
+    h = json.dumps(hdr).encode() if header is None else header
+    h += b' ' * (-len(h) % 8)
+    with open(path, 'wb') as f:
+        f.write(struct.pack('<Q', len(h)) + h + buf + tail)
+
+
+def cmd_fixtures(out, wpe_raw):
+    import numpy as np
+    j = lambda name: os.path.join(out, name)
+    rng = np.random.default_rng(20201006)
+    # one random float32 table, in every input format
+    x = rng.standard_normal((40, 12)).astype(np.float32)
+    np.save(j('x_f4.npy'), x)
+    np.save(j('x_bf4.npy'), x.astype('>f4'))
+    np.save(j('x_f8.npy'), x.astype('<f8'))
+    np.save(j('x_bf8.npy'), x.astype('>f8'))
+    np.save(j('x_fort.npy'), np.asfortranarray(x))
+    with open(j('x_v2.npy'), 'wb') as f:
+        np.lib.format.write_array(f, x, version=(2, 0))
+    np.save(j('x_1.npy'), x[None])
+    np.savetxt(j('x.csv'), x, fmt='%.9g', delimiter=',')
+    np.savetxt(j('x_blank.csv'), x, fmt='%.9g')
+    x.astype('<f4').tofile(j('x.f32'))
+    st_write(j('x.safetensors'), [('table', 'F32', x.shape, x.astype('<f4').tobytes())])
+    st_write(j('x64.safetensors'), [('table', 'F64', x.shape, x.astype('<f8').tobytes())])
+    # half precision: values exactly representable in f2
+    h = rng.standard_normal((30, 10)).astype(np.float16)
+    np.save(j('h_f2.npy'), h)
+    np.save(j('h_f4.npy'), h.astype(np.float32))
+    st_write(j('h.safetensors'), [('table', 'F16', h.shape, h.astype('<f2').tobytes())])
+    # a file for shards and threads
+    np.save(j('r600.npy'), rng.standard_normal((600, 24)).astype(np.float32))
+    # GPT-2-shaped: wpe holds posenc's own sinusoid (a known matrix)
+    wpe = np.fromfile(wpe_raw, dtype='<f4')
+    assert wpe.size == 1024 * 768, 'no wpe table'
+    wte = (0.02 * rng.standard_normal((64, 768))).astype(np.float16)
+    attn = rng.standard_normal((32, 48)).astype(np.float32)
+    attn_bf16 = (attn.view(np.uint32) >> 16).astype('<u2')
+    ln = np.ones(768, dtype=np.float32)
+    ln_bf16 = (ln.view(np.uint32) >> 16).astype('<u2')
+    mask = np.tril(np.ones((16, 16), dtype='<f4'))[None, None]
+    st_write(j('gpt2.safetensors'), [
+        ('transformer.wte.weight', 'F16', (64, 768), wte.astype('<f2').tobytes()),
+        ('transformer.wpe.weight', 'F32', (1024, 768), wpe.tobytes()),
+        ('transformer.h.0.ln_1.weight', 'BF16', (768,), ln_bf16.tobytes()),
+        ('transformer.h.0.attn.c_attn.weight', 'BF16', (32, 48), attn_bf16.tobytes()),
+        ('transformer.h.0.attn.bias', 'F32', (1, 1, 16, 16), mask.tobytes()),
+    ], meta={'format': 'pt'})
+    np.save(j('wte_f4.npy'), wte.astype(np.float32))
+    np.save(j('attn_f4.npy'), (attn_bf16.astype(np.uint32) << 16).view(np.float32))
+    small = np.arange(1, 13, dtype='<f4').reshape(4, 3)
+    st_write(j('ambiguous.safetensors'), [
+        ('transformer.wpe.weight', 'F32', (4, 3), small.tobytes()),
+        ('wpe.weight', 'F32', (4, 3), small.tobytes()),
+        ('h.0.w', 'F32', (4, 3), small.tobytes())])
+    # broken files
+    np.save(j('obj.npy'), np.array([[1.0, 'a']], dtype=object), allow_pickle=True)
+    np.save(j('struct.npy'), np.zeros(4, dtype=[('a', '<f4'), ('b', '<f4')]))
+    np.save(j('d3.npy'), np.ones((2, 3, 4), dtype=np.float32))
+    np.save(j('i4.npy'), np.ones((4, 3), dtype=np.int32))
+    data = open(j('x_f4.npy'), 'rb').read()
+    open(j('trunc.npy'), 'wb').write(data[:-8])
+    open(j('empty.csv'), 'wb').close()
+    both = small.tobytes()
+    st_write(j('overlap.safetensors'), [], header=json.dumps({
+        'a': {'dtype': 'F32', 'shape': [4, 3], 'data_offsets': [0, 48]},
+        'b': {'dtype': 'F32', 'shape': [4, 3], 'data_offsets': [0, 48]}}).encode(), tail=both)
+    st_write(j('cut.safetensors'), [('t', 'F32', (4, 3), both)])
+    data = open(j('cut.safetensors'), 'rb').read()
+    open(j('cut.safetensors'), 'wb').write(data[:-4])
+    n = struct.unpack('<Q', data[:8])[0]
+    open(j('pasteof.safetensors'), 'wb').write(struct.pack('<Q', n + 4096) + data[8:])
+    open(j('ragged.csv'), 'w').write('1,2,3\n4,5,6\n7,8\n')
+    open(j('nonnum.csv'), 'w').write('1,2,3\n4,5,6\n7,abc,9\n')
+    bad = x.copy()
+    bad[2, 3] = np.nan
+    np.save(j('nan.npy'), bad)
+    np.save(j('huge.npy'), np.array([[1e20, 2e20], [3e20, 1e20]], dtype=np.float32))
+    z = x[:5].copy()
+    z[1] = 0
+    np.save(j('zero.npy'), z)
+
+
+def png_read(path):
+    data = open(path, 'rb').read()
+    assert data[:8] == b'\x89PNG\r\n\x1a\n'
+    pos, idat, text = 8, b'', {}
+    while pos < len(data):
+        n, kind = struct.unpack('>I4s', data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        if kind == b'IHDR':
+            w, h, depth, ctype = struct.unpack('>IIBB', body[:10])
+            assert (depth, ctype) == (8, 2)
+        elif kind == b'IDAT':
+            idat += body
+        elif kind == b'iTXt':
+            key, rest = body.split(b'\0', 1)
+            flag = rest[0]
+            rest = rest[2:].split(b'\0', 2)[2]
+            text[key.decode()] = (zlib.decompress(rest) if flag else rest).decode()
+        pos += 12 + n
+    return w, h, idat, text
+
+
+def png_pixels(w, h, idat):
+    raw, rows, prev, i, bpl = zlib.decompress(idat), [], bytes(3 * w), 0, 3 * w
+    for _ in range(h):
+        ftype, cur = raw[i], bytearray(raw[i + 1:i + 1 + bpl])
+        i += 1 + bpl
+        for k in range(bpl):
+            left = cur[k - 3] if k >= 3 else 0
+            up = prev[k]
+            ul = prev[k - 3] if k >= 3 else 0
+            if ftype == 1:
+                pred = left
+            elif ftype == 2:
+                pred = up
+            elif ftype == 3:
+                pred = (left + up) >> 1
+            elif ftype == 4:
+                p = left + up - ul
+                pa, pb, pc = abs(p - left), abs(p - up), abs(p - ul)
+                pred = left if pa <= pb and pa <= pc else (up if pb <= pc else ul)
+            else:
+                pred = 0
+            cur[k] = (cur[k] + pred) & 255
+        rows.append(bytes(cur))
+        prev = cur
+    return rows
+
+
+def cmd_pixel(path, r, c, nr, nc):
+    w, h, idat, text = png_read(path)
+    x, y, hw, hh = json.loads(text['posenc:heatmap'])['heatmap']
+    r, c, nr, nc = int(r), int(c), int(nr), int(nc)
+    px, py = x + (2 * c + 1) * hw // (2 * nc), y + (2 * r + 1) * hh // (2 * nr)
+    print(*png_pixels(w, h, idat)[py][3 * px:3 * px + 3])
+
+
+def cmd_json(path, expr):
+    d = json.load(open(path))
+    sys.exit(0 if eval('(' + expr + ')', {'math': math, 'cf': closed_form}, {'d': d}) else 1)
+
+
+def cmd_pngjson(path, expr):
+    d = json.loads(png_read(path)[3]['posenc:heatmap'])
+    sys.exit(0 if eval('(' + expr + ')', {}, {'d': d}) else 1)
+
+
+def cmd_csvraw(csv, raw):
+    """csv (or json's data) holds exactly the raw file's float32 values"""
+    if csv.endswith('.json'):
+        rows = json.load(open(csv))['data']
+        vals = [float(v) for r in rows for v in r]
+    else:
+        vals = [float(v) for l in open(csv).read().split('\n') if l for v in l.split(',')]
+    got = struct.pack(f'<{len(vals)}f', *vals)
+    sys.exit(0 if vals and got == open(raw, 'rb').read() else 1)
+
+
+def cmd_profile(path, n, d):
+    n, d = int(n), int(d)
+    lines = open(path).read().split('\n')
+    assert lines[-1] == '' and lines[0] == 'offset,mean,std,count', 'header'
+    rows = [l.split(',') for l in lines[1:-1]]
+    assert len(rows) == n, f'{len(rows)} rows'
+    p = closed_form(n, d)
+    for k, (o, mean, std, count) in enumerate(rows):
+        assert int(o) == k and int(count) == n - k, f'row {k}'
+        assert abs(float(mean) - p[k]) <= 1e-6, f'mean {k}: {mean} vs {p[k]}'
+        assert 0 <= float(std) <= 1e-6, f'std {k}: {std}'
+
+
+if __name__ == '__main__':
+    globals()['cmd_' + sys.argv[1]](*sys.argv[2:])
+EOF
+sim() {
+	"$PYTHON" "$S/sim.py" "$@" 2>>"$S/python.log"
+}
+
+# --- 1. the closed form: S[i][j] = (2/D) sum_k cos((i-j) w_k) ---
+run similarity sinusoidal -n 64 -d 16 -f raw -o "$S/s64.f32"
+check "sinusoid 64x16: exit 0, 64 x 64 float32, nothing on stdout" \
+	ok_and [ "$(wc -c <"$S/s64.f32")" -eq 16384 -a ! -s "$T/out" ]
+sim closed "$S/s64.f32" 64 16 >"$S/closed.txt"
+check "sinusoid: every value within 2e-6 of the closed form" grep -qx "values ok" "$S/closed.txt"
+check "sinusoid: diagonal exactly 1" grep -qx "diag ok" "$S/closed.txt"
+check "sinusoid: symmetric bit for bit" grep -qx "sym ok" "$S/closed.txt"
+check "sinusoid: Toeplitz within 2e-6" grep -qx "toeplitz ok" "$S/closed.txt"
+# the same values in every output format
+run similarity sinusoidal -n 64 -d 16 -o "$S/s64.npy"
+tail -c +129 "$S/s64.npy" >"$S/s64.npy-data" 2>/dev/null
+check "npy: 128-byte header, then the raw bytes" ok_and same_output "$S/s64.npy-data" "$S/s64.f32"
+run similarity sinusoidal -n 64 -d 16 -o "$S/s64.csv"
+check "csv: reads back to the raw bytes" ok_and sim csvraw "$S/s64.csv" "$S/s64.f32"
+run similarity sinusoidal -n 64 -d 16 -o "$S/s64.json"
+check "json: reads back to the raw bytes" ok_and sim csvraw "$S/s64.json" "$S/s64.f32"
+check "json: shape and meta" sim json "$S/s64.json" \
+	'd["shape"] == [64, 64] and d["meta"]["command"] == "similarity" and d["meta"]["metric"] == "cosine"'
+run similarity sinusoidal -n 64 -d 16 --metric dot -f raw -o "$S/d64.f32"
+check "--metric dot: other bytes" ok_and differ_output "$S/s64.f32" "$S/d64.f32"
+run similarity sinusoidal -n 64 -d 16 --center -f raw -o "$S/c64.f32"
+check "--center: other bytes" ok_and differ_output "$S/s64.f32" "$S/c64.f32"
+
+if "$PYTHON" -c 'import numpy' 2>/dev/null; then
+"$POSENC" generate sinusoidal -n 1024 -d 768 -f raw -o "$S/wpe.f32" 2>/dev/null
+sim fixtures "$S" "$S/wpe.f32"
+
+# --- 2. every input format gives the same bytes ---
+run similarity -i "$S/x_f4.npy" -f raw -o "$S/x.out"
+check "npy <f4: exit 0, 40 x 40" ok_and [ "$(wc -c <"$S/x.out")" -eq 6400 ]
+for f in x_bf4.npy x_f8.npy x_bf8.npy x_fort.npy x_v2.npy x_1.npy x.csv x_blank.csv \
+	x.safetensors x64.safetensors; do
+	run similarity -i "$S/$f" -f raw -o "$S/o-$f.f32"
+	check "input $f: the same bytes as <f4" ok_and same_output "$S/x.out" "$S/o-$f.f32"
+done
+run similarity -i "$S/x.f32" --shape 40x12 -f raw -o "$S/o-raw.f32"
+check "input raw --shape: the same bytes" ok_and same_output "$S/x.out" "$S/o-raw.f32"
+for f in x_f4.npy x.safetensors x.csv; do
+	run_stdin "$S/$f" similarity -i - -f raw
+	check "stdin $f: the same bytes" ok_and same_output "$S/x.out" "$T/out"
+done
+run_stdin "$S/x.f32" similarity -i - --shape 40x12 -f raw
+check "stdin raw --shape: the same bytes" ok_and same_output "$S/x.out" "$T/out"
+run similarity -i "$S/h_f4.npy" -f raw -o "$S/h.out"
+for f in h_f2.npy h.safetensors; do
+	run similarity -i "$S/$f" -f raw -o "$S/o-$f.f32"
+	check "input $f (float16): the same bytes as its float32 values" ok_and same_output "$S/h.out" "$S/o-$f.f32"
+done
+# a csv with the header line posenc writes reads back
+"$POSENC" generate sinusoidal -n 40 -d 12 --header -o "$S/g.csv" 2>/dev/null
+"$POSENC" generate sinusoidal -n 40 -d 12 -o "$S/g.npy" 2>/dev/null
+run similarity -i "$S/g.csv" -f raw -o "$S/g-csv.f32"
+check "csv with --header: header line, exit 0" ok_and [ "$(head -1 "$S/g.csv")" = "d0,d1,d2,d3,d4,d5,d6,d7,d8,d9,d10,d11" ]
+run similarity -i "$S/g.npy" -f raw -o "$S/g-npy.f32"
+check "csv with --header = npy" ok_and same_output "$S/g-csv.f32" "$S/g-npy.f32"
+run similarity sinusoidal -n 40 -d 12 -f raw -o "$S/g-kind.f32"
+check "a file = the KIND it was generated from" ok_and same_output "$S/g-kind.f32" "$S/g-npy.f32"
+
+# --- 3. a GPT-2-shaped model file ---
+run similarity sinusoidal -n 1024 -d 768 -f raw -o "$S/sin1024.f32"
+run similarity -i "$S/gpt2.safetensors" -f raw -o "$S/gpt2.f32"
+check "gpt2: the default tensor is transformer.wpe.weight" ok_and same_output "$S/sin1024.f32" "$S/gpt2.f32"
+run similarity -i "$S/gpt2.safetensors" --tensor transformer.wte.weight -f raw -o "$S/wte.f32"
+run similarity -i "$S/wte_f4.npy" -f raw -o "$S/wte-ref.f32"
+check "gpt2 --tensor (F16): its values" ok_and same_output "$S/wte-ref.f32" "$S/wte.f32"
+run similarity -i "$S/gpt2.safetensors" --tensor transformer.h.0.attn.c_attn.weight -f raw -o "$S/attn.f32"
+run similarity -i "$S/attn_f4.npy" -f raw -o "$S/attn-ref.f32"
+check "gpt2 --tensor (BF16): its values" ok_and same_output "$S/attn-ref.f32" "$S/attn.f32"
+run similarity -i "$S/gpt2.safetensors" --tensor transformer.h.0.ln_1.weight --positions-range 0:3
+check "gpt2 1-D tensor: a 768 x 1 table of ones" ok_and [ "$(cat "$T/out")" = "$(printf '1,1,1\n1,1,1\n1,1,1')" ]
+run similarity -i "$S/gpt2.safetensors" --tensor transformer.h.0.attn.bias --positions-range 0:2
+check "gpt2 [1,1,16,16] tensor: a 16 x 16 table" ok_and [ "$(cat "$T/out")" = "$(printf '1,0.70710677\n0.70710677,1')" ]
+fails 1 "gpt2 --tensor nope" "$S/gpt2.safetensors: no tensor 'nope'; it has transformer.wte.weight F16 \[64,768\], transformer.wpe.weight F32 \[1024,768\], transformer.h.0.ln_1.weight BF16 \[768\], transformer.h.0.attn.c_attn.weight BF16 \[32,48\], transformer.h.0.attn.bias F32 \[1,1,16,16\]$" \
+	similarity -i "$S/gpt2.safetensors" --tensor nope -o "$T/eo/o.csv"
+fails 1 "two *wpe.weight" "$S/ambiguous.safetensors: more than one tensor could be the position table; it has transformer.wpe.weight F32 \[4,3\], wpe.weight F32 \[4,3\], h.0.w F32 \[4,3\]$" \
+	similarity -i "$S/ambiguous.safetensors" -o "$T/eo/o.csv"
+run similarity -i "$S/ambiguous.safetensors" --tensor wpe.weight
+check "--tensor settles the ambiguity" ok_and [ "$(wc -l <"$T/out")" -eq 4 ]
+run similarity -i "$S/gpt2.safetensors" --list
+printf '%s\t%s\t%s\n' transformer.wte.weight F16 '[64,768]' transformer.wpe.weight F32 '[1024,768]' \
+	transformer.h.0.ln_1.weight BF16 '[768]' transformer.h.0.attn.c_attn.weight BF16 '[32,48]' \
+	transformer.h.0.attn.bias F32 '[1,1,16,16]' >"$S/list.want"
+check "--list: name, dtype, shape of each tensor (no __metadata__)" ok_and same_output "$S/list.want" "$T/out"
+run similarity -i "$S/x_f4.npy" --list
+check "--list of an npy" ok_and [ "$(cat "$T/out")" = "$(printf '(array)\t<f4\t[40,12]')" ]
+else
+	echo "similarity: input files SKIPPED ($PYTHON has no numpy)"
+fi
