@@ -316,6 +316,66 @@ printf '%s\t%s\t%s\n' transformer.wte.weight F16 '[64,768]' transformer.wpe.weig
 check "--list: name, dtype, shape of each tensor (no __metadata__)" ok_and same_output "$S/list.want" "$T/out"
 run similarity -i "$S/x_f4.npy" --list
 check "--list of an npy" ok_and [ "$(cat "$T/out")" = "$(printf '(array)\t<f4\t[40,12]')" ]
+# --- 5. shards and threads of a file ---
+run similarity -i "$S/r600.npy" -o "$S/r600.csv"
+check "r600: exit 0, 600 csv lines" ok_and [ "$(wc -l <"$S/r600.csv")" -eq 600 ]
+: >"$S/r600-joined.csv"
+for a in 0 100 200 300 400 500; do
+	"$POSENC" similarity -i "$S/r600.npy" --rows $a:$((a + 100)) >>"$S/r600-joined.csv" 2>/dev/null
+done
+check "csv shards of 100 rows concatenate to the whole" same_output "$S/r600.csv" "$S/r600-joined.csv"
+for p in exact float32; do
+	run similarity -i "$S/r600.npy" -f raw --precision $p --threads 1 -o "$S/r600-$p-1.f32"
+	run similarity -i "$S/r600.npy" -f raw --precision $p --threads 3 -o "$S/r600-$p-3.f32"
+	check "file, --precision $p: --threads 1 and 3 give the same bytes" ok_and same_output "$S/r600-$p-1.f32" "$S/r600-$p-3.f32"
+done
+check "file: exact and float32 differ" differ_output "$S/r600-exact-1.f32" "$S/r600-float32-1.f32"
+
 else
 	echo "similarity: input files SKIPPED ($PYTHON has no numpy)"
+fi
+
+# --- 5. shards and threads of a generated table ---
+run similarity sinusoidal -n 600 -d 32 -f raw -o "$S/whole.f32"
+check "600 x 600: exit 0, 1440000 bytes" ok_and [ "$(wc -c <"$S/whole.f32")" -eq 1440000 ]
+: >"$S/joined.f32"
+for a in 0 100 200 300 400 500; do
+	"$POSENC" similarity sinusoidal -n 600 -d 32 -f raw --rows $a:$((a + 100)) >>"$S/joined.f32" 2>/dev/null
+done
+check "raw shards of 100 rows concatenate to the whole" same_output "$S/whole.f32" "$S/joined.f32"
+run similarity sinusoidal -n 600 -d 32 -o "$S/whole.csv"
+: >"$S/joined.csv"
+for a in 0 100 200 300 400 500; do
+	"$POSENC" similarity sinusoidal -n 600 -d 32 --rows $a:$((a + 100)) >>"$S/joined.csv" 2>/dev/null
+done
+check "csv shards of 100 rows concatenate to the whole" same_output "$S/whole.csv" "$S/joined.csv"
+for p in exact float32; do
+	run similarity sinusoidal -n 700 -d 48 -f raw --precision $p --threads 1 -o "$S/t-$p-1.f32"
+	run similarity sinusoidal -n 700 -d 48 -f raw --precision $p --threads 3 -o "$S/t-$p-3.f32"
+	check "generated, --precision $p: --threads 1 and 3 give the same bytes" ok_and same_output "$S/t-$p-1.f32" "$S/t-$p-3.f32"
+done
+check "generated: exact and float32 differ" differ_output "$S/t-exact-1.f32" "$S/t-float32-1.f32"
+old_threads=${POSENC_THREADS-unset}
+export POSENC_THREADS=2
+run similarity sinusoidal -n 700 -d 48 -f raw -o "$S/t-env.f32"
+check "POSENC_THREADS=2: the same bytes" ok_and same_output "$S/t-exact-1.f32" "$S/t-env.f32"
+POSENC_THREADS=bad
+fails 2 "POSENC_THREADS=bad" "POSENC_THREADS must be an integer from 1 to 16, got 'bad'$" \
+	similarity sinusoidal -n 4 -d 4 -o "$T/eo/o.csv"
+if [ "$old_threads" = unset ]; then unset POSENC_THREADS; else POSENC_THREADS=$old_threads; fi
+fails 2 "--threads 0" "--threads must be an integer from 1 to 16, got '0'$" \
+	similarity sinusoidal -n 4 -d 4 --threads 0 -o "$T/eo/o.csv"
+
+# --- 6. the scaling-out recipe of the README, with GNU parallel ---
+if command -v parallel >/dev/null 2>&1; then
+	N=600 STEP=100
+	{
+		seq 0 $STEP $((N - STEP)) | parallel --jobs 3 \
+			"$POSENC similarity sinusoidal -n $N -d 32 -f raw --rows {}:\$(({} + $STEP)) -o $S/part-{}.f32"
+	} </dev/null >"$S/parallel.out" 2>&1
+	for a in $(seq 0 $STEP $((N - STEP))); do cat "$S/part-$a.f32"; done >"$S/pjoined.f32" 2>/dev/null
+	check "GNU parallel: 6 shards" [ "$(ls "$S" | grep -c '^part-[0-9]*\.f32$')" -eq 6 ]
+	check "GNU parallel: the shards are the whole" same_output "$S/whole.f32" "$S/pjoined.f32"
+else
+	echo "similarity: GNU parallel SKIPPED (not installed)"
 fi
