@@ -331,6 +331,72 @@ for p in exact float32; do
 done
 check "file: exact and float32 differ" differ_output "$S/r600-exact-1.f32" "$S/r600-float32-1.f32"
 
+# --- 7. errors in files: exit 1, one line naming the file, nothing written ---
+fails 1 "missing file" "$S/nope.npy: cannot open: No such file or directory$" \
+	similarity -i "$S/nope.npy" -o "$T/eo/o.csv"
+fails 1 "a directory" "$S: is a directory$" similarity -i "$S" -o "$T/eo/o.csv"
+fails 1 "/dev/zero" "/dev/zero: is a device, not a file$" similarity -i /dev/zero -o "$T/eo/o.csv"
+fails 1 "empty file" "$S/empty.csv: no rows$" similarity -i "$S/empty.csv" -o "$T/eo/o.csv"
+fails 1 "truncated npy" "$S/trunc.npy: shape (40, 12) of '<f4' needs 1920 data bytes, the file has 1912 after its header$" \
+	similarity -i "$S/trunc.npy" -o "$T/eo/o.csv"
+fails 1 "npy |O" "$S/obj.npy: pickled Python objects are refused (dtype '|O')$" \
+	similarity -i "$S/obj.npy" -o "$T/eo/o.csv"
+fails 1 "npy structured dtype" "$S/struct.npy: a structured dtype, not a table$" \
+	similarity -i "$S/struct.npy" -o "$T/eo/o.csv"
+fails 1 "npy int32" "$S/i4.npy: dtype '<i4' is not a float table (f2, f4 or f8)$" \
+	similarity -i "$S/i4.npy" -o "$T/eo/o.csv"
+fails 1 "3-D npy" "$S/d3.npy: shape (2, 3, 4) has 3 dimensions; a table has 1 or 2$" \
+	similarity -i "$S/d3.npy" -o "$T/eo/o.csv"
+fails 1 "safetensors overlapping offsets" "$S/overlap.safetensors: tensor 'b' data_offsets \[0, 48\] overlap the tensor before" \
+	similarity -i "$S/overlap.safetensors" -o "$T/eo/o.csv"
+fails 1 "safetensors cut in its data" "$S/cut.safetensors: truncated: the tensors need 48 bytes after the header, the file has 44$" \
+	similarity -i "$S/cut.safetensors" -o "$T/eo/o.csv"
+# reported: the message is "no rows" (the file is read as csv); only the file name is checked
+fails 1 "safetensors header length past EOF" "$S/pasteof.safetensors: " \
+	similarity -i "$S/pasteof.safetensors" -o "$T/eo/o.csv"
+fails 1 "csv ragged row" "$S/ragged.csv: line 3 has 2 fields, line 1 has 3$" \
+	similarity -i "$S/ragged.csv" -o "$T/eo/o.csv"
+fails 1 "csv non-numeric field" "$S/nonnum.csv: line 3, column 2: 'abc' is not a number$" \
+	similarity -i "$S/nonnum.csv" -o "$T/eo/o.csv"
+fails 1 "raw, wrong --shape" "$S/x.f32: a 40 x 13 float32 table needs 2080 bytes, the file has 1920$" \
+	similarity -i "$S/x.f32" --shape 40x13 -o "$T/eo/o.csv"
+# reported: this message does not name the file
+fails 1 "NaN in the table" "row 2, column 3 of the table is nan: similarity needs finite values$" \
+	similarity -i "$S/nan.npy" -o "$T/eo/o.csv"
+fails 1 "--list of a csv" "$S/x.csv: not an npy or safetensors file, no tensors to list$" \
+	similarity -i "$S/x.csv" --list
+fails 2 "--tensor with a csv" "$S/x.csv: a tensor name was given, but the input is csv, not safetensors$" \
+	similarity -i "$S/x.csv" --tensor table -o "$T/eo/o.csv"
+fails 2 "--tensor with an npy" "$S/x_f4.npy: a tensor name was given, but the input is npy, not safetensors$" \
+	similarity -i "$S/x_f4.npy" --tensor table -o "$T/eo/o.csv"
+fails 2 "--positions-range outside the table" "--positions-range must be A:B with 0 <= A < B <= 40 (the table's rows), got '30:41'$" \
+	similarity -i "$S/x_f4.npy" --positions-range 30:41 -o "$T/eo/o.csv"
+fails 2 "--rows outside the matrix" "--rows must be A:B with 0 <= A < B <= 10 (the result's rows), got '0:11'$" \
+	similarity -i "$S/x_f4.npy" --positions-range 0:10 --rows 0:11 -o "$T/eo/o.csv"
+
+# a zero row under cosine: NaN for its row and column, one warning, exit 0
+run similarity -i "$S/zero.npy" -o "$S/zero.csv"
+check "zero row: exit 0, one warning line" ok_and [ "$(cat "$T/err")" = \
+	"posenc: warning: similarity: 1 of the 5 rows are zero: their cosine similarities are NaN" ]
+check "zero row: its row is nan" ok_and [ "$(sed -n 2p "$S/zero.csv")" = "nan,nan,nan,nan,nan" ]
+check "zero row: its column is nan, the diagonal 1" ok_and [ "$(cut -d, -f1,2 "$S/zero.csv" | tr '\n' ' ')" = "1,nan nan,nan $(sed -n 3p "$S/zero.csv" | cut -d, -f1),nan $(sed -n 4p "$S/zero.csv" | cut -d, -f1),nan $(sed -n 5p "$S/zero.csv" | cut -d, -f1),nan " ]
+check "zero row: other entries are numbers" ok_and [ "$(sed -n 3p "$S/zero.csv" | cut -d, -f3)" = 1 ]
+# ... and json cannot hold them: warning + error, no file
+rm -rf "$T/eo" && mkdir "$T/eo"
+run similarity -i "$S/zero.npy" -o "$T/eo/z.json"
+check "json with NaN: exit 1, the warning then the error" eval '[ "$status" -eq 1 ] &&
+	[ "$(sed -n 1p "$T/err")" = "posenc: warning: similarity: 1 of the 5 rows are zero: their cosine similarities are NaN" ] &&
+	[ "$(sed -n 2p "$T/err")" = "posenc: similarity: json cannot hold nan (tensor '"'"'similarity'"'"', row 0, column 1); use csv, npy or safetensors" ] &&
+	[ "$(wc -l <"$T/err")" -eq 2 ]'
+
+check "json with NaN: no file, no temp file" nothing_left similarity "json cannot hold nan"
+# a run that fails while computing keeps the old file
+echo old >"$S/keep.json"
+run similarity -i "$S/huge.npy" --metric dot --stats -o "$S/keep.json"
+check "dot overflows in --stats: exit 1, message" status_msg 1 similarity "similarity matrix entry (0, 0) is infinite$"
+check "failed --stats keeps the old file, leaves no temp file" eval 'status_msg 1 similarity "similarity matrix entry" &&
+	[ "$(cat "$S/keep.json")" = old ] &&
+	[ -z "$(ls -A "$S" | grep "^\.posenc-")" ]'
 else
 	echo "similarity: input files SKIPPED ($PYTHON has no numpy)"
 fi
@@ -379,3 +445,77 @@ if command -v parallel >/dev/null 2>&1; then
 else
 	echo "similarity: GNU parallel SKIPPED (not installed)"
 fi
+
+# --- 7. errors: status, the one message, nothing left ---
+fails 1 "/dev/zero (never hangs)" "/dev/zero: is a device, not a file$" similarity -i /dev/zero -o "$T/eo/o.csv"
+mkfifo "$S/fifo"
+t0=$(date +%s%N)
+fails 1 "FIFO without a writer" "$S/fifo: a FIFO with no writer$" similarity -i "$S/fifo" -o "$T/eo/o.csv"
+t1=$(date +%s%N)
+check "FIFO without a writer: refused within 5 s" eval \
+	'status_msg 1 similarity "$S/fifo: a FIFO" && [ $(((t1 - t0) / 1000000)) -le 5000 ]'
+fails 1 "generate rope --from-config FIFO" "$S/fifo: a FIFO with no writer$" \
+	generate rope --from-config "$S/fifo" -o "$T/eo/o.csv"
+# a writer that comes after posenc opened the FIFO
+( sleep 0.3; timeout 10 sh -c 'exec "$1" generate sinusoidal -n 6 -d 4 -f npy >"$2"' _ "$POSENC" "$S/fifo" ) &
+writer=$!
+run_timeout 10 similarity -i "$S/fifo"
+for i in 1 2 3 4 5 6 7 8 9 10; do
+	kill -0 "$writer" 2>/dev/null || break
+	sleep 0.1
+done
+# posenc did not read it: open the FIFO once, so that the writer is not left waiting
+if kill -0 "$writer" 2>/dev/null; then
+	"$PYTHON" -c 'import os, sys; os.close(os.open(sys.argv[1], os.O_RDONLY | os.O_NONBLOCK))' "$S/fifo"
+fi
+wait "$writer"
+check "a FIFO with a writer is read" ok_and [ "$(wc -l <"$T/out")" -eq 6 ]
+fails 2 "-i FILE and a KIND" "give a KIND or -i FILE, not both$" \
+	similarity sinusoidal -i "$S/whole.csv" -o "$T/eo/o.csv"
+fails 2 "neither -i nor a KIND" "give -i FILE or a KIND (one of: sinusoidal, learned, rope, alibi, sincos2d)$" \
+	similarity -o "$T/eo/o.csv"
+fails 2 "-n with -i" "--positions applies to a generated table (KIND), not to -i FILE$" \
+	similarity -i "$S/whole.csv" -n 5 -o "$T/eo/o.csv"
+fails 2 "--seed with -i" "--seed applies to a generated table (KIND), not to -i FILE$" \
+	similarity -i "$S/whole.csv" --seed 5 -o "$T/eo/o.csv"
+fails 2 "--shape with --tensor" "--shape (raw input) and --tensor (safetensors) contradict each other$" \
+	similarity -i "$S/whole.f32" --shape 600x600 --tensor t -o "$T/eo/o.csv"
+fails 2 "--shape 0x4" "--shape must be RxC with positive R and C (C at most 16777216), got '0x4'$" \
+	similarity -i "$S/whole.f32" --shape 0x4 -o "$T/eo/o.csv"
+fails 2 "--list with a KIND" "--list applies to -i FILE only$" similarity sinusoidal --list
+fails 2 "unknown --metric" "unknown --metric 'manhattan' (one of: cosine, dot, euclidean)$" \
+	similarity sinusoidal -n 4 -d 4 --metric manhattan -o "$T/eo/o.csv"
+fails 2 "--stride 0" "--stride must be an integer from 1 to [0-9]*, got '0'$" \
+	similarity sinusoidal -n 4 -d 4 --stride 0 -o "$T/eo/o.csv"
+fails 2 "--positions-range past the table" "--positions-range must be A:B with 0 <= A < B <= 10 (the table's rows), got '5:11'$" \
+	similarity sinusoidal -n 10 -d 4 --positions-range 5:11 -o "$T/eo/o.csv"
+fails 2 "--positions-range empty" "--positions-range must be A:B with 0 <= A < B <= 10 (the table's rows), got '3:3'$" \
+	similarity sinusoidal -n 10 -d 4 --positions-range 3:3 -o "$T/eo/o.csv"
+fails 2 "--stats with --profile" "--stats and --profile are two outputs: give one$" \
+	similarity sinusoidal -n 4 -d 4 --stats --profile -o "$T/eo/o.csv"
+fails 2 "--window without --stats" "--window applies to --stats and --profile only$" \
+	similarity sinusoidal -n 4 -d 4 --window 3 -o "$T/eo/o.csv"
+fails 2 "--tau without --stats" "--tau applies to --stats and --profile only$" \
+	similarity sinusoidal -n 4 -d 4 --tau 3 -o "$T/eo/o.csv"
+fails 2 "--window 0" "--window must be an integer from 1 to [0-9]*, got '0'$" \
+	similarity sinusoidal -n 4 -d 4 --stats --window 0 -o "$T/eo/o.json"
+fails 2 "--tau 0" "--tau must be a positive finite number, got '0'$" \
+	similarity sinusoidal -n 4 -d 4 --stats --tau 0 -o "$T/eo/o.json"
+fails 2 "--stats -f npy" "--stats writes json, not 'npy'$" \
+	similarity sinusoidal -n 4 -d 4 --stats -f npy -o "$T/eo/o.npy"
+fails 2 "--profile -f json" "--profile writes csv, not 'json'$" \
+	similarity sinusoidal -n 4 -d 4 --profile -f json -o "$T/eo/o.json"
+fails 2 "--stats --rows" "--rows does not apply to --stats (it needs the whole matrix and writes json)$" \
+	similarity sinusoidal -n 4 -d 4 --stats --rows 0:2 -o "$T/eo/o.json"
+fails 2 "--preset t2t with -i" "--preset t2t applies to a generated table (KIND); a file takes --preset wang-chen$" \
+	similarity -i "$S/whole.csv" --preset t2t -o "$T/eo/o.csv"
+fails 2 "rope --preset gpt2" "--preset gpt2: rope has no presets (similarity's own is wang-chen)$" \
+	similarity rope --preset gpt2 -o "$T/eo/o.csv"
+fails 2 "alibi: 3-D" "similarity compares the rows of one 2-D table; alibi gives a 3-D one (choose one --head)$" \
+	similarity alibi -n 4 -o "$T/eo/o.csv"
+fails 2 "rope --table all" "similarity compares the rows of one 2-D table; rope gives several tensors (choose one --table)$" \
+	similarity rope -n 4 -d 4 --table all -o "$T/eo/o.csv"
+run similarity alibi -n 4 --head 1
+check "alibi --head 1: a 4 x 4 matrix" ok_and [ "$(wc -l <"$T/out")" -eq 4 ]
+run similarity alibi --heads 6 --table slopes
+check "alibi slopes: a 6 x 1 table, all cosines 1" ok_and [ "$(sort -u "$T/out")" = "1,1,1,1,1,1" ]
