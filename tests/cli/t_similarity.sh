@@ -519,3 +519,53 @@ run similarity alibi -n 4 --head 1
 check "alibi --head 1: a 4 x 4 matrix" ok_and [ "$(wc -l <"$T/out")" -eq 4 ]
 run similarity alibi --heads 6 --table slopes
 check "alibi slopes: a 6 x 1 table, all cosines 1" ok_and [ "$(sort -u "$T/out")" = "1,1,1,1,1,1" ]
+
+# --- 8. PNG: the positions compared label the axes ---
+run similarity sinusoidal -n 66 -d 16 --positions-range 2:66 --stride 4 -o "$S/pr.png"
+check "png --positions-range 2:66 --stride 4: labels [2,4], 16 x 16" ok_and sim pngjson "$S/pr.png" \
+	'd["row_labels"] == [2, 4] and d["col_labels"] == [2, 4] and d["shape"] == [16, 16]'
+check "png of a square matrix: a square heatmap" ok_and sim pngjson "$S/pr.png" 'd["heatmap"][2] == d["heatmap"][3] > 0'
+check "png cosine: coolwarm from -1 to 1" ok_and sim pngjson "$S/pr.png" \
+	'd["cmap"] == "coolwarm" and d["vmin"] == -1 and d["vmax"] == 1'
+check "png cosine: the diagonal (1) is coolwarm's last colour" ok_and [ "$(sim pixel "$S/pr.png" 5 5 16 16)" = "179 3 38" ]
+run similarity sinusoidal -n 64 -d 16 --rows 10:20 -o "$S/rows.png"
+check "png --rows 10:20: rows labelled from 10, columns from 0" ok_and sim pngjson "$S/rows.png" \
+	'd["row_labels"] == [10, 1] and d.get("col_labels", [0, 1]) == [0, 1] and d["shape"] == [10, 64]'
+run similarity sinusoidal -n 64 -d 16 --offset 5 --positions-range 2:10 --stride 2 --rows 1:3 -o "$S/all.png"
+check "png --offset, --positions-range, --stride, --rows together" ok_and sim pngjson "$S/all.png" \
+	'd["row_labels"] == [9, 2] and d["col_labels"] == [7, 2] and d["shape"] == [2, 4]'
+run similarity sinusoidal -n 32 -d 16 --preset wang-chen -o "$S/wc.png"
+check "png --preset wang-chen: magma over the data's range" ok_and sim pngjson "$S/wc.png" \
+	'd["cmap"] == "magma" and d["vmax"] == 1 and 0 < d["vmin"] < 1'
+check "png --preset wang-chen: the diagonal is magma's last colour" ok_and [ "$(sim pixel "$S/wc.png" 3 3 32 32)" = "251 252 191" ]
+run similarity sinusoidal -n 32 -d 16 --metric euclidean -o "$S/eu.png"
+check "png euclidean: viridis from 0" ok_and sim pngjson "$S/eu.png" 'd["cmap"] == "viridis" and d["vmin"] == 0 < d["vmax"]'
+
+# --- 9. --stats and --profile to files; pipes ---
+rm -f "$S/st.json"
+run similarity sinusoidal -n 64 -d 16 --stats -o "$S/st.json"
+check "--stats -o: exit 0, nothing on stdout" ok_and [ -s "$S/st.json" -a ! -s "$T/out" ]
+check "--stats -o: the JSON object" sim json "$S/st.json" \
+	'd["n"] == 64 and d["window"] == 32 and d["tau"] == 1 and d["meta"]["command"] == "similarity" and
+	 d["translation_invariance"] > 0.999999 and d["profile"]["count"] == list(range(64, 0, -1)) and
+	 d["first_increase"] == next(k for k in range(1, 64) if cf(64, 16)[k] > cf(64, 16)[k - 1])'
+run similarity sinusoidal -n 64 -d 16 --stats --window 5 --tau 0.5
+check "--stats --window 5 --tau 0.5: recorded" ok_and sh -c 'printf "%s" "$1" | grep -q "\"window\":5,\"tau\":0.5,"' _ "$(cat "$T/out")"
+run similarity sinusoidal -n 64 -d 16 --profile -o "$S/prof.csv"
+check "--profile -o: exit 0, nothing on stdout" ok_and [ -s "$S/prof.csv" -a ! -s "$T/out" ]
+check "--profile -o: header, 64 lines, the closed form" sim profile "$S/prof.csv" 64 16
+run similarity sinusoidal -n 64 -d 16 --stride 4 --profile
+check "--profile --stride 4: offsets in positions" ok_and [ "$(cut -d, -f1,4 "$T/out" | head -4 | tr '\n' ' ')" = "offset,count 0,16 4,15 8,14 " ]
+echo old >"$S/prof-old.csv"
+run similarity sinusoidal -n 64 -d 16 --profile -o "$S/prof-old.csv"
+check "--profile -o replaces a file" ok_and same_output "$S/prof.csv" "$S/prof-old.csv"
+check "--stats/--profile: no temp file left" ok_and [ -z "$(ls -A "$S" | grep '^\.posenc-')" ]
+( "$POSENC" similarity sinusoidal -n 3000 -d 16 --profile 2>"$S/pipe.err"; echo $? >"$S/pipe.rc" ) | head -1 >"$S/pipe.out"
+check "--profile | head -1: quiet, exit 0" eval '[ "$(cat "$S/pipe.out")" = offset,mean,std,count ] &&
+	[ "$(cat "$S/pipe.rc")" -eq 0 ] && [ ! -s "$S/pipe.err" ]'
+( "$POSENC" similarity sinusoidal -n 3000 -d 16 2>"$S/pipe.err"; echo $? >"$S/pipe.rc" ) | head -1 >"$S/pipe.out"
+check "matrix | head -1: quiet, exit 0" eval '[ "$(cut -d, -f1 "$S/pipe.out")" = 1 ] &&
+	[ "$(cat "$S/pipe.rc")" -eq 0 ] && [ ! -s "$S/pipe.err" ]'
+( "$POSENC" similarity sinusoidal -n 3000 -d 16 --stats 2>"$S/pipe.err"; echo $? >"$S/pipe.rc" ) | head -c 9 >"$S/pipe.out"
+check "--stats | head -c 9: quiet, exit 0" eval '[ "$(cat "$S/pipe.out")" = "{\"meta\":{" ] &&
+	[ "$(cat "$S/pipe.rc")" -eq 0 ] && [ ! -s "$S/pipe.err" ]'
