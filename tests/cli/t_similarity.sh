@@ -105,6 +105,22 @@ def cmd_fixtures(out, wpe_raw):
         ('transformer.wpe.weight', 'F32', (4, 3), small.tobytes()),
         ('wpe.weight', 'F32', (4, 3), small.tobytes()),
         ('h.0.w', 'F32', (4, 3), small.tobytes())])
+    # valid npy and safetensors headers that np.save and the reference writer never make
+    def npy(name, header, payload, align=16):
+        hb = header.encode('latin-1')
+        hb += b' ' * (-(10 + len(hb) + 1) % align) + b'\n'
+        open(j(name), 'wb').write(b'\x93NUMPY\x01\x00' + struct.pack('<H', len(hb)) + hb + payload)
+    npy('x_odd.npy', '{"shape":(40,12),"fortran_order":False,"descr":"<f4"}', x.astype('<f4').tobytes())
+    npy('h_bf2.npy', "{'descr': '>f2', 'fortran_order': False, 'shape': (30, 10), }", h.astype('>f2').tobytes())
+    with open(j('x_v3.npy'), 'wb') as f:
+        np.lib.format.write_array(f, x, version=(3, 0))
+    hdr = b'\n {"table": {"dtype": "F32", "shape": [40, 12], "data_offsets": [0, 1920]}}'
+    st_write(j('x_ws.safetensors'), [], header=hdr, tail=x.astype('<f4').tobytes())
+    hdr = b'{"t": {"dtype": "F32", "shape": [4, 3], "data_offsets": [0, 48]}, "t": {"dtype": "F32", "shape": [4, 3], "data_offsets": [48, 96]}}'
+    st_write(j('dupname.safetensors'), [], header=hdr, tail=small.tobytes() * 2)
+    hdr = b'{"t": {"dtype": "F32", "shape": [4, 3], "data_offsets": [4, 52]}}'
+    st_write(j('gap.safetensors'), [], header=hdr, tail=b'\0' * 4 + small.tobytes())
+    st_write(j('i32.safetensors'), [('t', 'I32', (4, 3), small.astype('<i4').tobytes())])
     # broken files
     np.save(j('obj.npy'), np.array([[1.0, 'a']], dtype=object), allow_pickle=True)
     np.save(j('struct.npy'), np.zeros(4, dtype=[('a', '<f4'), ('b', '<f4')]))
@@ -249,6 +265,8 @@ run similarity sinusoidal -n 64 -d 16 -o "$S/s64.json"
 check "json: reads back to the raw bytes" ok_and sim csvraw "$S/s64.json" "$S/s64.f32"
 check "json: shape and meta" sim json "$S/s64.json" \
 	'd["shape"] == [64, 64] and d["meta"]["command"] == "similarity" and d["meta"]["metric"] == "cosine"'
+run similarity sinusoidal -n 3 -d 4 --header
+check "csv --header: p0,p1,p2, then 3 rows" ok_and [ "$(head -1 "$T/out")" = p0,p1,p2 -a "$(wc -l <"$T/out")" -eq 4 ]
 run similarity sinusoidal -n 64 -d 16 --metric dot -f raw -o "$S/d64.f32"
 check "--metric dot: other bytes" ok_and differ_output "$S/s64.f32" "$S/d64.f32"
 run similarity sinusoidal -n 64 -d 16 --center -f raw -o "$S/c64.f32"
@@ -261,8 +279,8 @@ sim fixtures "$S" "$S/wpe.f32"
 # --- 2. every input format gives the same bytes ---
 run similarity -i "$S/x_f4.npy" -f raw -o "$S/x.out"
 check "npy <f4: exit 0, 40 x 40" ok_and [ "$(wc -c <"$S/x.out")" -eq 6400 ]
-for f in x_bf4.npy x_f8.npy x_bf8.npy x_fort.npy x_v2.npy x_1.npy x.csv x_blank.csv \
-	x.safetensors x64.safetensors; do
+for f in x_bf4.npy x_f8.npy x_bf8.npy x_fort.npy x_v2.npy x_v3.npy x_odd.npy x_1.npy x.csv \
+	x_blank.csv x.safetensors x64.safetensors x_ws.safetensors; do
 	run similarity -i "$S/$f" -f raw -o "$S/o-$f.f32"
 	check "input $f: the same bytes as <f4" ok_and same_output "$S/x.out" "$S/o-$f.f32"
 done
@@ -275,7 +293,7 @@ done
 run_stdin "$S/x.f32" similarity -i - --shape 40x12 -f raw
 check "stdin raw --shape: the same bytes" ok_and same_output "$S/x.out" "$T/out"
 run similarity -i "$S/h_f4.npy" -f raw -o "$S/h.out"
-for f in h_f2.npy h.safetensors; do
+for f in h_f2.npy h_bf2.npy h.safetensors; do
 	run similarity -i "$S/$f" -f raw -o "$S/o-$f.f32"
 	check "input $f (float16): the same bytes as its float32 values" ok_and same_output "$S/h.out" "$S/o-$f.f32"
 done
@@ -354,6 +372,12 @@ fails 1 "safetensors cut in its data" "$S/cut.safetensors: truncated: the tensor
 # reported: the message is "no rows" (the file is read as csv); only the file name is checked
 fails 1 "safetensors header length past EOF" "$S/pasteof.safetensors: " \
 	similarity -i "$S/pasteof.safetensors" -o "$T/eo/o.csv"
+fails 1 "safetensors: two tensors of one name" "$S/dupname.safetensors: two tensors are named 't'$" \
+	similarity -i "$S/dupname.safetensors" -o "$T/eo/o.csv"
+fails 1 "safetensors: a gap before the first tensor" "$S/gap.safetensors: tensor 't' data_offsets \[4, 52\] leave a gap" \
+	similarity -i "$S/gap.safetensors" -o "$T/eo/o.csv"
+fails 1 "safetensors I32" "$S/i32.safetensors: tensor 't' is I32; a table is F32, F16, BF16 or F64$" \
+	similarity -i "$S/i32.safetensors" -o "$T/eo/o.csv"
 fails 1 "csv ragged row" "$S/ragged.csv: line 3 has 2 fields, line 1 has 3$" \
 	similarity -i "$S/ragged.csv" -o "$T/eo/o.csv"
 fails 1 "csv non-numeric field" "$S/nonnum.csv: line 3, column 2: 'abc' is not a number$" \
@@ -501,6 +525,14 @@ fails 2 "--window 0" "--window must be an integer from 1 to [0-9]*, got '0'$" \
 	similarity sinusoidal -n 4 -d 4 --stats --window 0 -o "$T/eo/o.json"
 fails 2 "--tau 0" "--tau must be a positive finite number, got '0'$" \
 	similarity sinusoidal -n 4 -d 4 --stats --tau 0 -o "$T/eo/o.json"
+fails 2 "--positions-range reversed" "--positions-range must be A:B with 0 <= A < B <= 10 (the table's rows), got '5:2'$" \
+	similarity sinusoidal -n 10 -d 4 --positions-range 5:2 -o "$T/eo/o.csv"
+fails 2 "unknown --precision" "unknown --precision 'float64' (one of: exact, float32)$" \
+	similarity sinusoidal -n 4 -d 4 --precision float64 -o "$T/eo/o.csv"
+fails 2 "--cmap with csv" "--cmap applies to png output only" \
+	similarity sinusoidal -n 4 -d 4 --cmap magma -o "$T/eo/o.csv"
+fails 2 "--profile --rows" "--rows does not apply to --profile" \
+	similarity sinusoidal -n 4 -d 4 --profile --rows 0:2 -o "$T/eo/o.csv"
 fails 2 "--stats -f npy" "--stats writes json, not 'npy'$" \
 	similarity sinusoidal -n 4 -d 4 --stats -f npy -o "$T/eo/o.npy"
 fails 2 "--profile -f json" "--profile writes csv, not 'json'$" \
