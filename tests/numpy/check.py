@@ -14,6 +14,7 @@ Usage: check.py PATH/TO/posenc.  Prints "numpy: N passed, N failed".
   documented algorithm (Philox4x32-10, Marsaglia polar), up to the last bit
   of the logarithm (math.log here, posenc's own log there).
 """
+import decimal
 import io
 import json
 import math
@@ -436,9 +437,59 @@ def test_similarity_png():
           hm)
 
 
+def f32_nearest(exact):
+    """the float32 nearest to a Decimal, ties to even"""
+    f = np.float32(float(exact))
+    best = None
+    for c in (np.nextafter(f, np.float32(-np.inf)), f, np.nextafter(f, np.float32(np.inf))):
+        key = (abs(decimal.Decimal(float(c)) - exact), int(c.view(np.uint32)) & 1)
+        if best is None or key < best[0]:
+            best = (key, c)
+    return best[1]
+
+
+def test_similarity_exact_hard():
+    """rows built for cancellation, ties and exact zeros: every value the
+    correctly rounded float32 of the exact one (120 digits, ties to even)"""
+    decimal.getcontext().prec = 120
+    rng = np.random.default_rng(11)
+    rows = []
+    for t in range(40):
+        big = np.float32(2.0 ** int(rng.integers(10, 60)))
+        small = np.float32(2.0 ** -int(rng.integers(0, 40)) * rng.uniform(1, 2))
+        last = big * np.float32(rng.uniform(0.5, 1.5)) * (-1 if t % 3 == 0 else 1)
+        rows.append([big, small, -big, np.float32(1e-3 * rng.standard_normal()), last])
+    for t in range(30):
+        rows.append([np.float32(1 + 2.0 ** -23 * int(rng.integers(0, 100))), 1, -1, np.float32(1e-7 * rng.standard_normal()), 0])
+    rows += rng.integers(-2, 3, size=(30, 5)).tolist()
+    x = np.array(rows, dtype=np.float32)
+    x = x[np.abs(x).sum(axis=1) > 0]
+    path = os.path.join(TMP, "hard.npy")
+    np.save(path, x)
+    d = [[decimal.Decimal(float(v)) for v in r] for r in x]
+    n = len(x)
+    for metric in ("cosine", "dot", "euclidean"):
+        got = similarity("-i", path, "--metric", metric)
+        off = 0
+        for i in range(n):
+            for j in range(n):
+                dot = sum(a * b for a, b in zip(d[i], d[j]))
+                if metric == "dot":
+                    ref = dot
+                elif metric == "cosine":
+                    ref = dot / (sum(a * a for a in d[i]) * sum(b * b for b in d[j])).sqrt()
+                else:
+                    ref = sum((a - b) * (a - b) for a, b in zip(d[i], d[j])).sqrt()
+                want = f32_nearest(ref)
+                if got[i, j] != want and not (ref == 0 and got[i, j] == 0):
+                    off += 1
+        check(f"similarity {metric} of hard rows: correctly rounded", off == 0, f"{off} of {n * n} values off")
+
+
 def main():
     for test in (test_sinusoidal, test_formats_agree, test_learned, test_similarity_metrics,
-                 test_similarity_stats, test_similarity_profile, test_similarity_png):
+                 test_similarity_stats, test_similarity_profile, test_similarity_png,
+                 test_similarity_exact_hard):
         try:
             test()
         except Exception as e:  # a crash counts as a failure, with its reason
