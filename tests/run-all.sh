@@ -49,6 +49,34 @@ rc=$?
 cat "$log"
 add_counts cli "$rc"
 
+# No check may pass against a binary that does nothing: the CLI tests run
+# against /bin/false.  t_similarity.sh must fail every check; the whole CLI
+# suite may pass at most VACUOUS_MAX checks (the older files' checks of a bare
+# exit status or absent file, 107 when this was written: lower it as they are
+# made to test something real, never raise it).  Two test cases.
+VACUOUS_MAX=${VACUOUS_MAX:-107}
+CLI_PER_FILE=1 sh "$here/cli/run.sh" /bin/false >"$log" 2>&1
+vp=$(sed -n 's/^cli: \([0-9][0-9]*\) passed, .*/\1/p' "$log" | tail -1)
+vs=$(sed -n 's/^file t_similarity\.sh: \([0-9][0-9]*\) passed, .*/\1/p' "$log" | tail -1)
+vpass=0
+vfail=0
+if [ -n "$vs" ] && [ "$vs" -eq 0 ]; then
+	vpass=$((vpass + 1))
+else
+	vfail=$((vfail + 1))
+	echo "FAIL: vacuous: ${vs:-?} checks of t_similarity.sh pass against /bin/false (want 0)"
+fi
+if [ -n "$vp" ] && [ "$vp" -le "$VACUOUS_MAX" ]; then
+	vpass=$((vpass + 1))
+else
+	vfail=$((vfail + 1))
+	echo "FAIL: vacuous: ${vp:-?} CLI checks pass against /bin/false (at most $VACUOUS_MAX)"
+	grep '^file ' "$log"
+fi
+echo "vacuous: $vpass passed, $vfail failed"
+pass=$((pass + vpass))
+fail=$((fail + vfail))
+
 if "$PYTHON" -c 'import numpy' 2>/dev/null; then
 	"$PYTHON" "$here/numpy/check.py" "$POSENC" >"$log" 2>&1
 	rc=$?

@@ -14,6 +14,7 @@ Usage: check.py PATH/TO/posenc.  Prints "numpy: N passed, N failed".
   documented algorithm (Philox4x32-10, Marsaglia polar), up to the last bit
   of the logarithm (math.log here, posenc's own log there).
 """
+import decimal
 import io
 import json
 import math
@@ -22,6 +23,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import zlib
 
 import numpy as np
 
@@ -220,8 +222,274 @@ def test_learned():
     check("learned fairseq padding", pad.shape == (12, 16) and not pad[1].any() and pad[0].any())
 
 
+# --- posenc similarity ---
+def similarity(*args):
+    """posenc similarity ARGS as a NumPy array (through npy)"""
+    return np.load(io.BytesIO(posenc("similarity", *args, "-f", "npy")))
+
+
+def sinusoid_profile(n, d):
+    """the closed form of the vaswani sinusoid's cosine at offsets 0..n-1"""
+    w = 10000.0 ** (-2.0 * np.arange(d // 2) / d)
+    return (2.0 / d) * np.cos(np.arange(n, dtype=np.float64)[:, None] * w).sum(axis=1)
+
+
+def cosine64(x):
+    g = x @ x.T
+    nrm = np.sqrt(np.diag(g))
+    return g / np.outer(nrm, nrm)
+
+
+def euclidean64(x):
+    return np.array([np.sqrt(((x[i] - x) ** 2).sum(axis=1)) for i in range(len(x))])
+
+
+def rounded_check(what, got, ref):
+    """posenc's exact mode is correctly rounded; NumPy's float64 is not quite,
+    so: at least 99.9% the same float32 as NumPy's, every value within 1 ulp"""
+    if got.shape != ref.shape or got.dtype != np.float32:
+        check(what + " shape", False, f"{got.shape} {got.dtype} vs {ref.shape}")
+        return
+    same = float(np.mean(got.view(np.uint32) == ref.astype(np.float32).view(np.uint32)))
+    ok = within_one_ulp(got, ref)
+    check(what + ": 99.9% identical to NumPy float64, rounded", same >= 0.999, f"identical {same}")
+    check(what + ": every value within 1 ulp", bool(ok.all()), f"{int((~ok).sum())} values off")
+
+
+def random_table(name, shape, seed):
+    x = np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+    path = os.path.join(TMP, name)
+    np.save(path, x)
+    return x, path
+
+
+def test_similarity_metrics():
+    x, path = random_table("sim300.npy", (300, 64), 2020)
+    x64 = x.astype(np.float64)
+    cos = similarity("-i", path)
+    rounded_check("similarity cosine", cos, cosine64(x64))
+    check("similarity cosine symmetric bit for bit", np.array_equal(cos.view(np.uint32), cos.T.view(np.uint32)))
+    rounded_check("similarity dot", similarity("-i", path, "--metric", "dot"), x64 @ x64.T)
+    rounded_check("similarity euclidean", similarity("-i", path, "--metric", "euclidean"), euclidean64(x64))
+    xc = x64 - x64.mean(axis=0)
+    rounded_check("similarity --center", similarity("-i", path, "--center"), cosine64(xc))
+    rounded_check("similarity --center --metric dot", similarity("-i", path, "--center", "--metric", "dot"),
+                  xc @ xc.T)
+    # NumPy's own float32 script
+    y = x / np.linalg.norm(x, axis=1, keepdims=True)
+    f32 = similarity("-i", path, "--precision", "float32")
+    diff = float(np.abs(f32.astype(np.float64) - (y @ y.T).astype(np.float64)).max())
+    check("similarity --precision float32 = NumPy float32 within 1e-5", f32.dtype == np.float32 and diff < 1e-5,
+          f"max diff {diff}")
+    # a range and a stride are a sub-block of the full matrix ...
+    for metric in ("cosine", "euclidean"):
+        full = cos if metric == "cosine" else similarity("-i", path, "--metric", metric)
+        part = similarity("-i", path, "--metric", metric, "--positions-range", "10:250", "--stride", "7")
+        check(f"similarity {metric} --positions-range 10:250 --stride 7 = sub-block",
+              np.array_equal(part.view(np.uint32), full[10:250:7, 10:250:7].view(np.uint32)), str(part.shape))
+    # ... and --center subtracts the mean of the rows compared
+    sub = x64[10:250:7]
+    rounded_check("similarity --center of a range", similarity("-i", path, "--center", "--positions-range",
+                                                              "10:250", "--stride", "7"),
+                  cosine64(sub - sub.mean(axis=0)))
+
+
+def average_ranks(v):
+    order = np.argsort(v, kind="stable")
+    ranks = np.empty(len(v))
+    sv = v[order]
+    i = 0
+    while i < len(v):
+        j = i
+        while j + 1 < len(v) and sv[j + 1] == sv[i]:
+            j += 1
+        ranks[order[i:j + 1]] = (i + j) / 2.0 + 1
+        i = j + 1
+    return ranks
+
+
+def spearman_mono(rows):
+    """minus the mean Spearman correlation of (k, S) over rows of (k, values)"""
+    rho = []
+    for k, vals in rows:
+        if len(vals) < 3 or np.all(vals == vals[0]):
+            continue
+        a, b = average_ranks(k.astype(np.float64)), average_ranks(vals)
+        a, b = a - a.mean(), b - b.mean()
+        rho.append((a * b).sum() / math.sqrt((a * a).sum() * (b * b).sum()))
+    return -float(np.mean(rho)) if rho else None
+
+
+def stats_ref(s, window, tau):
+    """the statistics as the man page defines them, from posenc's matrix;
+    NaN entries are left out of every sum and count"""
+    n = len(s)
+    s = s.astype(np.float64)
+    i, j = np.indices((n, n))
+    off = (i != j) & ~np.isnan(s)
+    t = {dd: np.nanmean(s[j - i == dd]) for dd in range(-(n - 1), n) if dd}
+    tmat = np.vectorize(lambda dd: t.get(dd, 0.0))(j - i)
+    ti = 1 - ((s - tmat)[off] ** 2).sum() / ((s[off] - s[off].mean()) ** 2).sum()
+
+    def rows(sign):
+        for r in range(n):
+            k = np.arange(1, 1 + min(window, n - 1 - r if sign > 0 else r))
+            v = s[r, r + sign * k]
+            yield k[~np.isnan(v)], v[~np.isnan(v)]
+
+    diffs = np.array([abs(s[r, r - k] - s[r, r + k]) for r in range(n) for k in range(1, min(r, n - 1 - r) + 1)])
+    sym = 1 - np.nanmean(diffs) / (np.nanmax(s) - np.nanmin(s))
+    loc = []
+    for r in range(n):
+        ok = ~np.isnan(s[r])
+        if ok.any():
+            a = np.exp((s[r, ok] - s[r, ok].max()) / tau)
+            loc.append((a / a.sum() * 2.0 ** -np.abs(np.arange(n)[ok] - r)).sum())
+    diag = [np.diagonal(s, k) for k in range(n)]
+    mean = np.array([np.nanmean(d) for d in diag])
+    rises = np.nonzero(np.diff(mean) > 0)[0]
+    return {"translation_invariance": ti, "monotonicity_forward": spearman_mono(rows(1)),
+            "monotonicity_backward": spearman_mono(rows(-1)), "symmetry_lr": sym, "locality": float(np.mean(loc)),
+            "first_increase": int(rises[0] + 1) if len(rises) else 0, "mean": mean,
+            "std": np.array([np.nanstd(d) for d in diag]),
+            "count": [int((~np.isnan(d)).sum()) for d in diag]}
+
+
+def stats_agree(what, got, ref):
+    for key in ("translation_invariance", "monotonicity_forward", "monotonicity_backward", "symmetry_lr",
+                "locality", "first_increase"):
+        a, b = got[key], ref[key]
+        ok = (a is None and b is None) or (a is not None and b is not None and abs(a - b) <= 1e-9 * max(1, abs(b)))
+        check(f"{what} {key} = the man page's formula", ok, f"{a} vs {b}")
+    prof = got["profile"]
+    n = len(ref["mean"])
+    check(f"{what} profile = NumPy's diagonals",
+          prof["offset"] == list(range(n)) and prof["count"] == ref["count"]
+          and np.allclose(prof["mean"], ref["mean"], rtol=0, atol=1e-12)
+          and np.allclose(prof["std"], ref["std"], rtol=0, atol=1e-12))
+
+
+def test_similarity_stats():
+    st = json.loads(posenc("similarity", "sinusoidal", "-n", "512", "-d", "768", "--stats", "--window", "32"))
+    check("sinusoid stats: translation_invariance > 0.999999", st["translation_invariance"] > 0.999999,
+          st["translation_invariance"])
+    check("sinusoid stats: symmetry_lr > 0.999999", st["symmetry_lr"] > 0.999999, st["symmetry_lr"])
+    check("sinusoid stats: monotonicity_forward == 1", st["monotonicity_forward"] == 1, st["monotonicity_forward"])
+    check("sinusoid stats: first_increase == 44", st["first_increase"] == 44, st["first_increase"])
+    check("sinusoid stats: profile mean = closed form within 1e-6",
+          np.abs(np.array(st["profile"]["mean"]) - sinusoid_profile(512, 768)).max() <= 1e-6)
+    x, path = random_table("gauss.npy", (400, 64), 7)
+    g = json.loads(posenc("similarity", "-i", path, "--stats"))
+    check("random Gaussian stats: |translation_invariance| < 0.05", abs(g["translation_invariance"]) < 0.05,
+          g["translation_invariance"])
+    stats_agree("random Gaussian", g, stats_ref(similarity("-i", path), 32, 1.0))
+    g = json.loads(posenc("similarity", "-i", path, "--stats", "--window", "5", "--tau", "0.25", "--metric", "dot",
+                          "--positions-range", "0:150"))
+    stats_agree("dot, window 5, tau 0.25", g,
+                stats_ref(similarity("-i", path, "--metric", "dot", "--positions-range", "0:150"), 5, 0.25))
+    # a zero row: its NaN entries are left out
+    x[37] = 0
+    np.save(path, x)
+    r = subprocess.run([POSENC, "similarity", "-i", path, "--stats"], capture_output=True)
+    check("zero row: --stats exit 0 with one warning", r.returncode == 0 and r.stderr.count(b"\n") == 1
+          and r.stderr.startswith(b"posenc: warning: "), r.stderr)
+    stats_agree("a zero row", json.loads(r.stdout), stats_ref(similarity("-i", path), 32, 1.0))
+    st = json.loads(posenc("similarity", "sinusoidal", "-n", "200", "-d", "64", "--stats"))
+    stats_agree("sinusoid 200 x 64", st, stats_ref(similarity("sinusoidal", "-n", "200", "-d", "64"), 32, 1.0))
+
+
+def test_similarity_profile():
+    text = posenc("similarity", "sinusoidal", "-n", "512", "-d", "768", "--profile").decode()
+    lines = text.split("\n")
+    check("profile: header offset,mean,std,count", lines[0] == "offset,mean,std,count", lines[0])
+    check("profile: 512 lines and a final newline", len(lines) == 514 and lines[-1] == "", len(lines))
+    rows = np.array([[float(v) for v in line.split(",")] for line in lines[1:-1]])
+    check("profile: offsets 0..511, counts 512..1",
+          np.array_equal(rows[:, 0], np.arange(512)) and np.array_equal(rows[:, 3], 512 - np.arange(512)))
+    diff = float(np.abs(rows[:, 1] - sinusoid_profile(512, 768)).max())
+    check("profile: mean = the closed form within 1e-6", diff <= 1e-6, f"max diff {diff}")
+
+
+def png_text(data, key):
+    pos = 8
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        if kind == b"iTXt" and body.split(b"\0", 1)[0] == key.encode():
+            rest = body.split(b"\0", 1)[1]
+            flag, rest = rest[0], rest[2:].split(b"\0", 2)[2]
+            return (zlib.decompress(rest) if flag else rest).decode()
+        pos += 12 + n
+    return None
+
+
+def test_similarity_png():
+    hm = json.loads(png_text(posenc("similarity", "sinusoidal", "--preset", "wang-chen", "-f", "png"),
+                             "posenc:heatmap"))
+    low = sinusoid_profile(512, 768)
+    check("wang-chen: the closed form's minimum is at offset 510", int(np.argmin(low)) == 510)
+    check("wang-chen png: magma, vmin = the minimum (0.2436), vmax 1",
+          hm["cmap"] == "magma" and abs(hm["vmin"] - low.min()) < 1e-6 and hm["vmax"] == 1
+          and hm["shape"] == [512, 512], hm)
+    hm = json.loads(png_text(posenc("similarity", "sinusoidal", "-n", "64", "-d", "16", "-f", "png"),
+                             "posenc:heatmap"))
+    check("cosine png: coolwarm from -1 to 1", hm["cmap"] == "coolwarm" and hm["vmin"] == -1 and hm["vmax"] == 1,
+          hm)
+
+
+def f32_nearest(exact):
+    """the float32 nearest to a Decimal, ties to even"""
+    f = np.float32(float(exact))
+    best = None
+    for c in (np.nextafter(f, np.float32(-np.inf)), f, np.nextafter(f, np.float32(np.inf))):
+        key = (abs(decimal.Decimal(float(c)) - exact), int(c.view(np.uint32)) & 1)
+        if best is None or key < best[0]:
+            best = (key, c)
+    return best[1]
+
+
+def test_similarity_exact_hard():
+    """rows built for cancellation, ties and exact zeros: every value the
+    correctly rounded float32 of the exact one (120 digits, ties to even)"""
+    decimal.getcontext().prec = 120
+    rng = np.random.default_rng(11)
+    rows = []
+    for t in range(40):
+        big = np.float32(2.0 ** int(rng.integers(10, 60)))
+        small = np.float32(2.0 ** -int(rng.integers(0, 40)) * rng.uniform(1, 2))
+        last = big * np.float32(rng.uniform(0.5, 1.5)) * (-1 if t % 3 == 0 else 1)
+        rows.append([big, small, -big, np.float32(1e-3 * rng.standard_normal()), last])
+    for t in range(30):
+        rows.append([np.float32(1 + 2.0 ** -23 * int(rng.integers(0, 100))), 1, -1, np.float32(1e-7 * rng.standard_normal()), 0])
+    rows += rng.integers(-2, 3, size=(30, 5)).tolist()
+    x = np.array(rows, dtype=np.float32)
+    x = x[np.abs(x).sum(axis=1) > 0]
+    path = os.path.join(TMP, "hard.npy")
+    np.save(path, x)
+    d = [[decimal.Decimal(float(v)) for v in r] for r in x]
+    n = len(x)
+    for metric in ("cosine", "dot", "euclidean"):
+        got = similarity("-i", path, "--metric", metric)
+        off = 0
+        for i in range(n):
+            for j in range(n):
+                dot = sum(a * b for a, b in zip(d[i], d[j]))
+                if metric == "dot":
+                    ref = dot
+                elif metric == "cosine":
+                    ref = dot / (sum(a * a for a in d[i]) * sum(b * b for b in d[j])).sqrt()
+                else:
+                    ref = sum((a - b) * (a - b) for a, b in zip(d[i], d[j])).sqrt()
+                want = f32_nearest(ref)
+                if got[i, j] != want and not (ref == 0 and got[i, j] == 0):
+                    off += 1
+        check(f"similarity {metric} of hard rows: correctly rounded", off == 0, f"{off} of {n * n} values off")
+
+
 def main():
-    for test in (test_sinusoidal, test_formats_agree, test_learned):
+    for test in (test_sinusoidal, test_formats_agree, test_learned, test_similarity_metrics,
+                 test_similarity_stats, test_similarity_profile, test_similarity_png,
+                 test_similarity_exact_hard):
         try:
             test()
         except Exception as e:  # a crash counts as a failure, with its reason
