@@ -5,6 +5,7 @@
  * similarity; then either stream the n x n matrix to the output, or pump
  * it through the statistics sink (core/stats.h) and write those.
  */
+#include <float.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,9 +108,9 @@ static int parse_similarity(struct job *j, struct pe_error *err)
 {
 	static const char *const precisions[] = { "exact", "float32", NULL };
 	static const char *const stats_only[] = { "window", "tau", NULL };
-	static const char *const not_with_stats[] = { "rows", "header", "cmap", "vmin", "vmax",
-						      "size", "title", "colorbar", "no-colorbar",
-						      NULL };
+	static const char *const whole_matrix[] = { "rows", NULL };
+	static const char *const not_text[] = { "header", "cmap", "vmin", "vmax", "size", "title",
+						"colorbar", "no-colorbar", NULL };
 	const char *m = val(j, "metric"), *preset = val(j, "preset"), *w;
 	int metric = PE_METRIC_COSINE, prec = 0;
 
@@ -125,10 +126,13 @@ static int parse_similarity(struct job *j, struct pe_error *err)
 	j->profile = val(j, "profile") != NULL;
 	if (j->stats && j->profile)
 		return pe_fail(err, PE_ERR_USAGE, "--stats and --profile are two outputs: give one");
-	if (!j->stats && !j->profile && (w = given(j, stats_only)))
-		return pe_fail(err, PE_ERR_USAGE, "--%s applies to --stats and --profile only", w);
-	if ((j->stats || j->profile) && (w = given(j, not_with_stats)))
-		return pe_fail(err, PE_ERR_USAGE, "--%s does not apply to --%s (it needs the whole matrix and writes %s)",
+	if (!j->stats && (w = given(j, stats_only)))
+		return pe_fail(err, PE_ERR_USAGE, "--%s applies to --stats only", w);
+	if ((j->stats || j->profile) && (w = given(j, whole_matrix)))
+		return pe_fail(err, PE_ERR_USAGE, "--%s does not apply to --%s: it describes the whole matrix",
+			       w, j->stats ? "stats" : "profile");
+	if ((j->stats || j->profile) && (w = given(j, not_text)))
+		return pe_fail(err, PE_ERR_USAGE, "--%s does not apply to --%s, which writes %s of its own",
 			       w, j->stats ? "stats" : "profile", j->stats ? "json" : "csv");
 	j->stp.window = PE_STATS_WINDOW_DEFAULT;
 	j->stp.tau = PE_STATS_TAU_DEFAULT;
@@ -270,6 +274,16 @@ static void record(struct job *j, struct pe_meta *m)
 		pe_meta_str(m, "similarity_preset", WANG_CHEN);
 }
 
+/* "NAME: " in front of err's message (the table's values are checked
+ * after it was read, far from its name). */
+static void prefix_name(struct pe_error *err, const char *name)
+{
+	char msg[sizeof err->msg];
+
+	memcpy(msg, err->msg, sizeof msg);
+	snprintf(err->msg, sizeof err->msg, "%.300s: %.700s", name, msg);
+}
+
 /* ---- output ---- */
 
 static void progress(void *arg, uint64_t done, uint64_t total)
@@ -296,7 +310,7 @@ static int write_matrix(struct job *j, struct pe_similarity *s, struct pe_meta *
 	e.so.row_origin = e.so.col_origin = j->origin + (int64_t)j->range_a;
 	e.so.row_step = e.so.col_step = j->stride;
 	e.so.xlabel = e.so.ylabel = "position";
-	j->out.col_prefix = "p";
+	j->out.col_prefix = "p";	/* with --header: p0,p1,... or the positions compared */
 	if (pe_similarity_tensor(s, &t, err) != 0 ||
 	    pe_emit_prepare(&e, &j->out, t.rows, 1, meta, err) != 0)
 		return -1;
@@ -322,6 +336,11 @@ static int write_stats(struct job *j, struct pe_similarity *s, struct pe_meta *m
 	if (j->out.format && strcmp(j->out.format, want) != 0)
 		return pe_fail(err, PE_ERR_USAGE, "--%s writes %s, not '%s'",
 			       j->stats ? "stats" : "profile", want, j->out.format);
+	if (!j->out.format && j->out.path && pe_format_by_path(j->out.path) >= 0 &&
+	    strcmp(pe_format_name((enum pe_format)pe_format_by_path(j->out.path)), want) != 0)
+		return pe_fail(err, PE_ERR_USAGE, "--%s writes %s; '%s' names %s output",
+			       j->stats ? "stats" : "profile", want, j->out.path,
+			       pe_format_name((enum pe_format)pe_format_by_path(j->out.path)));
 	if (pe_threads_resolve(j->out.threads, &po.threads, err) != 0 ||
 	    pe_similarity_tensor(s, &t, err) != 0 ||
 	    !(sink = pe_stats_sink_new(&j->stp, err)))
@@ -420,6 +439,16 @@ int pe_cmd_similarity(int argc, char **argv)
 		goto fail;
 	pe_outopts_get(&j.out, pe_similarity_opts, pe_similarity_nopts, j.values);
 	if (val(&j, "list")) {
+		static const char *const not_list[] = { "output", "format", "stats", "profile",
+							"rows", "metric", "center", "positions-range",
+							"stride", "precision", "preset", NULL };
+		const char *what = given(&j, not_list);
+
+		if (what) {
+			pe_fail(&err, PE_ERR_USAGE, "--%s does not apply to --list (it prints the tensors to stdout)",
+				what);
+			goto fail;
+		}
 		if (list_tensors(&j, &err) != 0)
 			goto fail;
 		rc = PE_EXIT_OK;
@@ -430,12 +459,23 @@ int pe_cmd_similarity(int argc, char **argv)
 		goto fail;
 	meta = kind ? &j.gen.meta : &j.meta;
 	if (pe_threads_resolve(j.out.threads, &j.sp.threads, &err) != 0 ||
-	    select_rows(&j, &w, &err) != 0 || pe_similarity_init(&s, &w, &j.sp, &err) != 0)
+	    select_rows(&j, &w, &err) != 0)
 		goto fail;
+	if (pe_similarity_init(&s, &w, &j.sp, &err) != 0) {
+		if (err.code == PE_ERR_DATA && j.input)
+			prefix_name(&err, strcmp(j.input, "-") == 0 ? "stdin" : j.input);
+		goto fail;
+	}
 	pe_matrix_free(&j.table);
 	if (s.zero_rows && j.sp.metric == PE_METRIC_COSINE)
-		pe_msg_warn("similarity: %llu of the %llu rows are zero: their cosine similarities are NaN",
-			    (unsigned long long)s.zero_rows, (unsigned long long)s.n);
+		pe_msg_warn("similarity: %llu of the %llu rows %s zero: their cosine similarities are NaN",
+			    (unsigned long long)s.zero_rows, (unsigned long long)s.n,
+			    s.zero_rows == 1 ? "is" : "are");
+	/* |x.y| <= |x| |y| and |x - y| <= |x| + |y|: beyond these, inf */
+	if ((j.sp.metric == PE_METRIC_DOT && s.max_norm * s.max_norm > (double)FLT_MAX) ||
+	    (j.sp.metric == PE_METRIC_EUCLIDEAN && 2 * s.max_norm > (double)FLT_MAX))
+		pe_msg_warn("similarity: rows as long as %g: %s beyond float32's range are written as inf",
+			    s.max_norm, j.sp.metric == PE_METRIC_DOT ? "dot products" : "distances");
 	record(&j, meta);
 	if ((j.stats || j.profile ? write_stats(&j, &s, meta, &err)
 				  : write_matrix(&j, &s, meta, &err)) != 0)

@@ -311,6 +311,8 @@ int pe_similarity_init(struct pe_similarity *s, const struct pe_matrix_view *w,
 		}
 		row_info(s, i, r, tmp);
 		s->zero_rows += s->row[i].zero;
+		if (s->row[i].nrm > s->max_norm)
+			s->max_norm = s->row[i].nrm;
 	}
 	free(tmp);
 	free(mu);

@@ -67,6 +67,7 @@ struct pe_similarity {
 	struct pe_similarity_params p;
 	uint64_t n, d;
 	uint64_t zero_rows;	/* cosine: rows whose norm is 0 */
+	double max_norm;	/* the longest row's norm (dot and distance bounds) */
 	size_t block;		/* rows per block of the grid */
 	/* private */
 	double *x;		/* exact: n x d */

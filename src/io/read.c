@@ -8,7 +8,9 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
+#include <strings.h>
 
 #include "io/input.h"
 #include "io/le.h"
@@ -37,10 +39,13 @@ enum pe_in_format pe_in_sniff(const unsigned char *buf, size_t len)
 
 	if (len >= 6 && memcmp(buf, "\x93NUMPY", 6) == 0)
 		return PE_IN_NPY;
-	if (len >= 8) {
+	/* a plausible header length (text never has zero bytes in it), then
+	 * '{': safetensors, even when the file is cut short of its header (its
+	 * parser then says so) */
+	if (len >= 9) {
 		n = pe_get_u64le(buf);
-		if (n <= len - 8) {
-			for (i = 8; i < 8 + (size_t)n; i++) {
+		if (n >= 2 && n <= PE_SAFETENSORS_MAX_HEADER) {
+			for (i = 8; i < len && i < 8 + (size_t)n; i++) {
 				if (buf[i] == '{')
 					return PE_IN_SAFETENSORS;
 				if (buf[i] != ' ' && buf[i] != '\t' && buf[i] != '\n' && buf[i] != '\r')
@@ -119,10 +124,10 @@ static uint64_t get_u64be(const unsigned char *p)
 	return ((uint64_t)get_u32be(p) << 32) | get_u32be(p + 4);
 }
 
-void pe_elems_to_float(float *dst, size_t stride, const unsigned char *src, size_t n,
-		       enum pe_elem e, int big)
+size_t pe_elems_to_float(float *dst, size_t stride, const unsigned char *src, size_t n,
+			 enum pe_elem e, int big)
 {
-	size_t i;
+	size_t i, over = 0;
 	uint32_t u32;
 	uint64_t u64;
 	double d;
@@ -147,9 +152,11 @@ void pe_elems_to_float(float *dst, size_t stride, const unsigned char *src, size
 			u64 = big ? get_u64be(src) : pe_get_u64le(src);
 			memcpy(&d, &u64, 8);
 			dst[i * stride] = (float)d;
+			over += isfinite(d) && isinf(dst[i * stride]);
 		}
 		break;
 	}
+	return over;
 }
 
 int pe_host_big_endian(void)
@@ -288,6 +295,14 @@ int pe_table_parse(const unsigned char *buf, size_t len, const char *name,
 		memset(info, 0, sizeof *info);
 		info->format = f;
 	}
+	if (len == 0)
+		return pe_fail(err, PE_ERR_DATA, "%s: empty", name);
+	if (f == PE_IN_RAW && (o->rows == 0 || o->cols == 0))
+		return pe_fail(err, PE_ERR_USAGE, "%s: raw input needs a shape (rows x cols)", name);
+	if (f == PE_IN_RAW && pe_in_sniff(buf, len) != PE_IN_CSV)
+		return pe_fail(err, PE_ERR_USAGE,
+			       "%s: this is an %s file, not raw float32: its shape is in its header",
+			       name, pe_in_format_name(pe_in_sniff(buf, len)));
 	if (o->tensor && f != PE_IN_SAFETENSORS)
 		return pe_fail(err, PE_ERR_USAGE,
 			       "%s: a tensor name was given, but the input is %s, not safetensors",
@@ -298,9 +313,6 @@ int pe_table_parse(const unsigned char *buf, size_t len, const char *name,
 	case PE_IN_SAFETENSORS:
 		return pe_safetensors_parse(buf, len, name, o->tensor, out, info, err);
 	case PE_IN_RAW:
-		if (o->rows == 0 || o->cols == 0)
-			return pe_fail(err, PE_ERR_USAGE, "%s: raw input needs a shape (rows x cols)",
-				       name);
 		return pe_raw_parse(buf, len, name, o->rows, o->cols, out, info, err);
 	case PE_IN_CSV:
 	case PE_IN_AUTO:
@@ -337,9 +349,37 @@ void pe_tensor_entries_free(struct pe_tensor_entry *list, size_t n)
 	free(list);
 }
 
+/* A file named *.npy or *.safetensors (any case) is parsed as that, so a
+ * damaged one is reported as such ("bad magic") rather than as csv. */
+static const struct pe_read_opts *by_extension(const char *path, const struct pe_read_opts *o,
+					       struct pe_read_opts *named)
+{
+	static const struct {
+		const char *ext;
+		enum pe_in_format f;
+	} exts[] = { { ".npy", PE_IN_NPY }, { ".safetensors", PE_IN_SAFETENSORS } };
+	size_t i, n = strlen(path), e;
+
+	if (o && o->format != PE_IN_AUTO)
+		return o;
+	for (i = 0; i < sizeof exts / sizeof exts[0]; i++) {
+		e = strlen(exts[i].ext);
+		if (n > e && strcasecmp(path + n - e, exts[i].ext) == 0) {
+			if (o)
+				*named = *o;
+			else
+				memset(named, 0, sizeof *named);
+			named->format = exts[i].f;
+			return named;
+		}
+	}
+	return o;
+}
+
 int pe_read_table(const char *path, size_t max_bytes, const struct pe_read_opts *o,
 		  struct pe_matrix *out, struct pe_table_info *info, struct pe_error *err)
 {
+	struct pe_read_opts named;
 	struct pe_input in;
 	int rc;
 
@@ -348,7 +388,8 @@ int pe_read_table(const char *path, size_t max_bytes, const struct pe_read_opts 
 		memset(info, 0, sizeof *info);
 	rc = pe_input_open(&in, path, max_bytes, err);
 	if (rc == 0)
-		rc = pe_table_parse(in.data, in.len, in.name, o, out, info, err);
+		rc = pe_table_parse(in.data, in.len, in.name, by_extension(path, o, &named), out, info,
+				    err);
 	pe_input_close(&in);
 	return rc;
 }

@@ -11,10 +11,10 @@
  *                without gaps or overlap, sizes = shape x dtype, the buffer
  *                entirely indexed); the tensor by name, or the default rule
  *   csv          numbers separated by commas or by runs of blanks, as
- *                numpy.loadtxt reads them; empty lines and lines starting
- *                with '#' skipped; a first line that is not numeric is a
- *                header; every row the same number of fields; values parsed
- *                as strtod, then rounded to float32
+ *                numpy.loadtxt reads them; '#' starts a comment, empty
+ *                lines skipped; a first line mostly (at least half) not
+ *                numbers is a header; every row the same number of fields;
+ *                values parsed as strtod, then rounded to float32
  *   raw          little-endian float32, row-major, the shape given
  *
  * Every table becomes a float32 struct pe_matrix: f2 and bf16 exactly, f8
@@ -48,9 +48,11 @@ enum pe_in_format { PE_IN_AUTO, PE_IN_NPY, PE_IN_SAFETENSORS, PE_IN_CSV, PE_IN_R
 const char *pe_in_format_name(enum pe_in_format f);
 
 /* The format of a buffer by its first bytes: "\x93NUMPY" is npy; a
- * little-endian u64 header size N with 8 + N <= len followed by '{' (after
- * optional blanks) is safetensors; anything else is csv.  Raw has no
- * signature and is never guessed. */
+ * little-endian u64 header size N from 2 to PE_SAFETENSORS_MAX_HEADER
+ * followed by '{' (after optional blanks) is safetensors, even when the
+ * buffer ends inside that header (the parser then says so); anything else
+ * is csv.  Raw has no signature and is never guessed; pe_read_table also
+ * takes a *.npy or *.safetensors name (any case) as that format. */
 enum pe_in_format pe_in_sniff(const unsigned char *buf, size_t len);
 
 struct pe_read_opts {

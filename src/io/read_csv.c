@@ -1,11 +1,14 @@
 /*
  * csv as numpy.loadtxt reads numbers: one row per line (LF or CRLF), fields
  * separated by commas, or by runs of blanks when the first line read has no
- * comma; blanks around a field ignored; empty lines and lines starting with
- * '#' skipped; a UTF-8 byte order mark ignored.  The first line that is not
- * skipped is a header when any of its fields is not a number (posenc's own
- * --header output reads back).  Every row has the first row's number of
- * fields.
+ * comma; blanks around a field ignored; '#' starts a comment anywhere on a
+ * line, and lines left empty are skipped; a UTF-8 byte order mark ignored.
+ * The first line that is not skipped is a header when at least half of its
+ * fields are not numbers (posenc's own --header output reads back); a first
+ * line of numbers with a few bad fields is an error, not a header, so a
+ * typo does not silently drop a row.  Every row has the first row's number
+ * of fields.  A NUL byte means binary data, not text: raw float32 needs its
+ * shape given.
  *
  * The buffer is not NUL-terminated, so each field is copied (bounded) before
  * strtod sees it; the double is then rounded to float, as loadtxt followed
@@ -115,17 +118,22 @@ static int number(struct csv *c, const unsigned char *fs, const unsigned char *f
 	return 0;
 }
 
-static int all_numbers(struct csv *c, const unsigned char *s, const unsigned char *e)
+/* Fields of the line that are not numbers, of *nf fields in all. */
+static size_t not_numbers(struct csv *c, const unsigned char *s, const unsigned char *e,
+			  size_t *nf)
 {
 	struct fields it;
 	const unsigned char *fs, *fe;
+	size_t bad = 0;
 	float x;
 
+	*nf = 0;
 	fields_init(&it, c, s, e);
-	while (next_field(&it, &fs, &fe))
-		if (number(c, fs, fe, &x) != 0)
-			return 0;
-	return 1;
+	while (next_field(&it, &fs, &fe)) {
+		(*nf)++;
+		bad += number(c, fs, fe, &x) != 0;
+	}
+	return bad;
 }
 
 static int push(struct csv *c, float x)
@@ -182,6 +190,12 @@ int pe_csv_parse(const unsigned char *buf, size_t len, const char *name, struct 
 	c->bound = len / 2 + 1;
 	if (len >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0)
 		p += 3;
+	if (memchr(p, '\0', (size_t)(end - p))) {
+		rc = pe_fail(err, PE_ERR_DATA,
+			     "%s: binary data (a NUL byte at byte %zu), not a text table; raw float32 needs its shape",
+			     name, (size_t)((const unsigned char *)memchr(p, '\0', (size_t)(end - p)) - buf));
+		goto out;
+	}
 	while (p < end) {
 		line++;
 		s = p;
@@ -191,14 +205,21 @@ int pe_csv_parse(const unsigned char *buf, size_t len, const char *name, struct 
 			e = end;
 		if (e > s && e[-1] == '\r')
 			e--;
+		if (e > s && (fs = memchr(s, '#', (size_t)(e - s))) != NULL)
+			e = fs;		/* a comment */
 		while (s < e && blank(*s))
 			s++;
-		if (s == e || *s == '#')
+		while (e > s && blank(e[-1]))
+			e--;
+		if (s == e)
 			continue;
 		if (!started) {
+			size_t bad;
+
 			started = 1;
 			c->commas = memchr(s, ',', (size_t)(e - s)) != NULL;
-			if (!all_numbers(c, s, e))
+			bad = not_numbers(c, s, e, &nf);
+			if (bad && 2 * bad >= nf)
 				continue;	/* a header */
 		}
 		nf = count_fields(c, s, e);

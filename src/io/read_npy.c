@@ -389,6 +389,7 @@ int pe_npy_parse(const unsigned char *buf, size_t len, const char *name, struct 
 	enum pe_elem e;
 	int big;
 	uint64_t rows, cols, j;
+	size_t over = 0;
 	size_t isz;
 	const unsigned char *data;
 
@@ -411,12 +412,17 @@ int pe_npy_parse(const unsigned char *buf, size_t len, const char *name, struct 
 		return -1;
 	data = buf + h.data_off;
 	if (!h.fortran) {
-		pe_elems_to_float(out->v, 1, data, (size_t)(rows * cols), e, big);
+		over = pe_elems_to_float(out->v, 1, data, (size_t)(rows * cols), e, big);
 	} else {
 		/* column j is rows consecutive items: spread it down the rows */
 		for (j = 0; j < cols; j++)
-			pe_elems_to_float(out->v + j, (size_t)cols, data + (size_t)(j * rows) * isz,
-					  (size_t)rows, e, big);
+			over += pe_elems_to_float(out->v + j, (size_t)cols,
+						  data + (size_t)(j * rows) * isz, (size_t)rows, e, big);
+	}
+	if (over) {
+		pe_matrix_free(out);
+		return pe_fail(err, PE_ERR_DATA, "%s: %zu values are finite but too large for float32 (beyond 3.4e38)",
+			       name, over);
 	}
 	if (info) {
 		info->format = PE_IN_NPY;

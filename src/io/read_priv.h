@@ -20,9 +20,10 @@ float pe_half_to_float(uint16_t h);
 float pe_bf16_to_float(uint16_t b);
 
 /* n values of kind e from src (big-endian if big, else little-endian) to
- * dst[0], dst[stride], ...; binary64 is rounded to nearest (a C cast). */
-void pe_elems_to_float(float *dst, size_t stride, const unsigned char *src, size_t n,
-		       enum pe_elem e, int big);
+ * dst[0], dst[stride], ...; binary64 is rounded to nearest (a C cast).
+ * Returns how many finite binary64 values were too large for float32. */
+size_t pe_elems_to_float(float *dst, size_t stride, const unsigned char *src, size_t n,
+			 enum pe_elem e, int big);
 
 /* Is this host big-endian?  (For npy's '=' byte order.) */
 int pe_host_big_endian(void);

@@ -552,8 +552,13 @@ int pe_safetensors_parse(const unsigned char *buf, size_t len, const char *name,
 	if (pe_shape_table(shape, nd, 0, name, what, &rows, &cols, err) != 0 ||
 	    pe_read_alloc(out, rows, cols, name, err) != 0)
 		goto out;
-	pe_elems_to_float(out->v, 1, buf + f.data_start + e->begin, (size_t)(rows * cols),
-			  (enum pe_elem)dtypes[e->dtype].elem, 0);
+	if (pe_elems_to_float(out->v, 1, buf + f.data_start + e->begin, (size_t)(rows * cols),
+			      (enum pe_elem)dtypes[e->dtype].elem, 0) != 0) {
+		pe_matrix_free(out);
+		rc = pe_fail(err, PE_ERR_DATA, "%s: tensor '%s' has values too large for float32 (beyond 3.4e38)",
+			     name, shown(e->name, tb, sizeof tb));
+		goto out;
+	}
 	if (info) {
 		info->format = PE_IN_SAFETENSORS;
 		snprintf(info->dtype, sizeof info->dtype, "%s", dtypes[e->dtype].name);

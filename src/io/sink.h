@@ -32,7 +32,8 @@ enum pe_format {
 
 struct pe_sink_opts {
 	int header;		/* csv: write a header line */
-	const char *col_prefix;	/* csv header: column k is named prefix + k ("c") */
+	const char *col_prefix;	/* csv header: column k is named prefix + label ("c"),
+				 * the label col_origin + k * col_step as for png */
 	/* png; all zero means: viridis, the data's range, automatic size,
 	 * no title, a colour bar */
 	int cmap;		/* io/colormap.h index */

@@ -48,9 +48,14 @@ static int csv_begin(struct pe_sink *s, const struct pe_tensor *t, size_t nt,
 		len = strlen(t->name);
 		memcpy(c->line, t->name, len);
 	} else {
+		/* column k stands for col_origin + k * col_step (real positions
+		 * for a similarity matrix); the products are in range because
+		 * cols <= PE_MAX_COLS and the caller's labels are */
 		for (k = 0; k < t->cols; k++)
-			len += (size_t)snprintf(c->line + len, c->cap - len, "%s%s%llu",
-						k ? "," : "", prefix, (unsigned long long)k);
+			len += (size_t)snprintf(c->line + len, c->cap - len, "%s%s%lld",
+						k ? "," : "", prefix,
+						(long long)(c->opts.col_origin +
+							    (int64_t)(k * (c->opts.col_step ? c->opts.col_step : 1))));
 	}
 	c->line[len++] = '\n';
 	return pe_write(c->fp, c->line, len, err);

@@ -152,7 +152,7 @@ static int json_rows(struct pe_sink *s, const void *data, size_t nrows, struct p
 			}
 			if (!isfinite(f[r * cols + k]))
 				return pe_fail(err, PE_ERR_DATA,
-					       "json cannot hold %s (tensor '%s', row %llu, column %zu); use csv, npy or safetensors",
+					       "json cannot hold %s (tensor '%s', row %llu, column %zu); use csv, raw, npy or safetensors",
 					       isnan(f[r * cols + k]) ? "nan" : "an infinity", t->name,
 					       (unsigned long long)j->row, k);
 			len += pe_fmt_f32(f[r * cols + k], j->line + len);

@@ -354,7 +354,7 @@ check "file: exact and float32 differ" differ_output "$S/r600-exact-1.f32" "$S/r
 fails 1 "missing file" "$S/nope.npy: cannot open: No such file or directory$" \
 	similarity -i "$S/nope.npy" -o "$T/eo/o.csv"
 fails 1 "a directory" "$S: is a directory$" similarity -i "$S" -o "$T/eo/o.csv"
-fails 1 "empty file" "$S/empty.csv: no rows$" similarity -i "$S/empty.csv" -o "$T/eo/o.csv"
+fails 1 "empty file" "$S/empty.csv: empty$" similarity -i "$S/empty.csv" -o "$T/eo/o.csv"
 fails 1 "truncated npy" "$S/trunc.npy: shape (40, 12) of '<f4' needs 1920 data bytes, the file has 1912 after its header$" \
 	similarity -i "$S/trunc.npy" -o "$T/eo/o.csv"
 fails 1 "npy |O" "$S/obj.npy: pickled Python objects are refused (dtype '|O')$" \
@@ -384,8 +384,7 @@ fails 1 "csv non-numeric field" "$S/nonnum.csv: line 3, column 2: 'abc' is not a
 	similarity -i "$S/nonnum.csv" -o "$T/eo/o.csv"
 fails 1 "raw, wrong --shape" "$S/x.f32: a 40 x 13 float32 table needs 2080 bytes, the file has 1920$" \
 	similarity -i "$S/x.f32" --shape 40x13 -o "$T/eo/o.csv"
-# reported: this message does not name the file
-fails 1 "NaN in the table" "row 2, column 3 of the table is nan: similarity needs finite values$" \
+fails 1 "NaN in the table" "$S/nan.npy: row 2, column 3 of the table is nan: similarity needs finite values$" \
 	similarity -i "$S/nan.npy" -o "$T/eo/o.csv"
 fails 1 "--list of a csv" "$S/x.csv: not an npy or safetensors file, no tensors to list$" \
 	similarity -i "$S/x.csv" --list
@@ -401,7 +400,7 @@ fails 2 "--rows outside the matrix" "--rows must be A:B with 0 <= A < B <= 10 (t
 # a zero row under cosine: NaN for its row and column, one warning, exit 0
 run similarity -i "$S/zero.npy" -o "$S/zero.csv"
 check "zero row: exit 0, one warning line" ok_and [ "$(cat "$T/err")" = \
-	"posenc: warning: similarity: 1 of the 5 rows are zero: their cosine similarities are NaN" ]
+	"posenc: warning: similarity: 1 of the 5 rows is zero: their cosine similarities are NaN" ]
 check "zero row: its row is nan" ok_and [ "$(sed -n 2p "$S/zero.csv")" = "nan,nan,nan,nan,nan" ]
 check "zero row: its column is nan, the diagonal 1" ok_and [ "$(cut -d, -f1,2 "$S/zero.csv" | tr '\n' ' ')" = "1,nan nan,nan $(sed -n 3p "$S/zero.csv" | cut -d, -f1),nan $(sed -n 4p "$S/zero.csv" | cut -d, -f1),nan $(sed -n 5p "$S/zero.csv" | cut -d, -f1),nan " ]
 check "zero row: other entries are numbers" ok_and [ "$(sed -n 3p "$S/zero.csv" | cut -d, -f3)" = 1 ]
@@ -409,8 +408,8 @@ check "zero row: other entries are numbers" ok_and [ "$(sed -n 3p "$S/zero.csv" 
 rm -rf "$T/eo" && mkdir "$T/eo"
 run similarity -i "$S/zero.npy" -o "$T/eo/z.json"
 check "json with NaN: exit 1, the warning then the error" eval '[ "$status" -eq 1 ] &&
-	[ "$(sed -n 1p "$T/err")" = "posenc: warning: similarity: 1 of the 5 rows are zero: their cosine similarities are NaN" ] &&
-	[ "$(sed -n 2p "$T/err")" = "posenc: similarity: json cannot hold nan (tensor '"'"'similarity'"'"', row 0, column 1); use csv, npy or safetensors" ] &&
+	[ "$(sed -n 1p "$T/err")" = "posenc: warning: similarity: 1 of the 5 rows is zero: their cosine similarities are NaN" ] &&
+	[ "$(sed -n 2p "$T/err")" = "posenc: similarity: json cannot hold nan (tensor '"'"'similarity'"'"', row 0, column 1); use csv, raw, npy or safetensors" ] &&
 	[ "$(wc -l <"$T/err")" -eq 2 ]'
 
 check "json with NaN: no file, no temp file" nothing_left similarity "json cannot hold nan"
@@ -521,9 +520,9 @@ fails 2 "--positions-range empty" "--positions-range must be A:B with 0 <= A < B
 	similarity sinusoidal -n 10 -d 4 --positions-range 3:3 -o "$T/eo/o.csv"
 fails 2 "--stats with --profile" "--stats and --profile are two outputs: give one$" \
 	similarity sinusoidal -n 4 -d 4 --stats --profile -o "$T/eo/o.csv"
-fails 2 "--window without --stats" "--window applies to --stats and --profile only$" \
+fails 2 "--window without --stats" "--window applies to --stats only$" \
 	similarity sinusoidal -n 4 -d 4 --window 3 -o "$T/eo/o.csv"
-fails 2 "--tau without --stats" "--tau applies to --stats and --profile only$" \
+fails 2 "--tau without --stats" "--tau applies to --stats only$" \
 	similarity sinusoidal -n 4 -d 4 --tau 3 -o "$T/eo/o.csv"
 fails 2 "--window 0" "--window must be an integer from 1 to [0-9]*, got '0'$" \
 	similarity sinusoidal -n 4 -d 4 --stats --window 0 -o "$T/eo/o.json"
@@ -541,8 +540,24 @@ fails 2 "--stats -f npy" "--stats writes json, not 'npy'$" \
 	similarity sinusoidal -n 4 -d 4 --stats -f npy -o "$T/eo/o.npy"
 fails 2 "--profile -f json" "--profile writes csv, not 'json'$" \
 	similarity sinusoidal -n 4 -d 4 --profile -f json -o "$T/eo/o.json"
-fails 2 "--stats --rows" "--rows does not apply to --stats (it needs the whole matrix and writes json)$" \
+fails 2 "--stats --rows" "--rows does not apply to --stats: it describes the whole matrix$" \
 	similarity sinusoidal -n 4 -d 4 --stats --rows 0:2 -o "$T/eo/o.json"
+fails 2 "--profile --header" "--header does not apply to --profile, which writes csv of its own$" \
+	similarity sinusoidal -n 4 -d 4 --profile --header -o "$T/eo/o.csv"
+fails 2 "--stats --cmap" "--cmap does not apply to --stats, which writes json of its own$" \
+	similarity sinusoidal -n 4 -d 4 --stats --cmap magma -o "$T/eo/o.json"
+fails 2 "--profile --window" "--window applies to --stats only$" \
+	similarity sinusoidal -n 4 -d 4 --profile --window 3 -o "$T/eo/o.csv"
+fails 2 "--stats -o x.png" "--stats writes json; '$T/eo/x.png' names png output$" \
+	similarity sinusoidal -n 6 -d 4 --stats -o "$T/eo/x.png"
+fails 2 "--profile -o x.npy" "--profile writes csv; '$T/eo/x.npy' names npy output$" \
+	similarity sinusoidal -n 6 -d 4 --profile -o "$T/eo/x.npy"
+run similarity sinusoidal -n 6 -d 4 --stats -o "$T/stats.txt"
+check "--stats -o x.txt: json in it" ok_and grep -q '^{"meta":{' "$T/stats.txt"
+fails 2 "--list -o" "--output does not apply to --list (it prints the tensors to stdout)$" \
+	similarity -i "$S/x_f4.npy" --list -o "$T/eo/l.txt"
+fails 2 "--list --stats" "--stats does not apply to --list (it prints the tensors to stdout)$" \
+	similarity -i "$S/x_f4.npy" --list --stats
 fails 2 "--preset t2t with -i" "--preset t2t applies to a generated table (KIND); a file takes --preset wang-chen$" \
 	similarity -i "$S/whole.csv" --preset t2t -o "$T/eo/o.csv"
 fails 2 "rope --preset gpt2" "--preset gpt2: rope has no presets (similarity's own is wang-chen)$" \
@@ -605,3 +620,39 @@ check "matrix | head -1: quiet, exit 0" eval '[ "$(cut -d, -f1 "$S/pipe.out")" =
 ( "$POSENC" similarity sinusoidal -n 3000 -d 16 --stats 2>"$S/pipe.err"; echo $? >"$S/pipe.rc" ) | head -c 9 >"$S/pipe.out"
 check "--stats | head -c 9: quiet, exit 0" eval '[ "$(cat "$S/pipe.out")" = "{\"meta\":{" ] &&
 	[ "$(cat "$S/pipe.rc")" -eq 0 ] && [ ! -s "$S/pipe.err" ]'
+
+# --- input defects found by the first round of these tests, now fixed ---
+S2=$T/s2
+mkdir -p "$S2"
+"$POSENC" generate sinusoidal -n 4 -d 4 -o "$S2/t.safetensors"
+head -c 40 "$S2/t.safetensors" >"$S2/cut.safetensors"
+fails 1 "safetensors cut inside its header" "$S2/cut.safetensors: header length [0-9]* runs past the end of the file (40 bytes)$" \
+	similarity -i "$S2/cut.safetensors" -o "$T/eo/o.csv"
+cp "$S2/cut.safetensors" "$S2/cut.bin"
+fails 1 "cut safetensors, any name" "$S2/cut.bin: header length [0-9]* runs past the end of the file (40 bytes)$" \
+	similarity -i "$S2/cut.bin" -o "$T/eo/o.csv"
+echo "1,2" >"$S2/fake.npy"
+fails 1 "a csv named .npy" "$S2/fake.npy: not an npy file" similarity -i "$S2/fake.npy" -o "$T/eo/o.csv"
+"$POSENC" generate sinusoidal -n 3 -d 2 -o "$S2/s.npy"
+fails 2 "--shape given an npy" "$S2/s.npy: this is an npy file, not raw float32: its shape is in its header$" \
+	similarity -i "$S2/s.npy" --shape 38x1 -o "$T/eo/o.csv"
+"$POSENC" generate sinusoidal -n 3 -d 2 -f raw -o "$S2/r.f32"
+fails 1 "raw without --shape" "$S2/r.f32: binary data (a NUL byte at byte [0-9]*), not a text table; raw float32 needs its shape$" \
+	similarity -i "$S2/r.f32" -o "$T/eo/o.csv"
+printf '1,2 # first\n3,4\n5,7\n' >"$S2/comment.csv"
+run similarity -i "$S2/comment.csv"
+check "csv: a comment after numbers, 3 rows kept" ok_and [ "$(wc -l <"$T/out")" -eq 3 ]
+printf '1,2x,3\n4,5,6\n' >"$S2/typo.csv"
+fails 1 "csv: a typo in the first line is not a header" "$S2/typo.csv: line 1, column 2: '2x' is not a number$" \
+	similarity -i "$S2/typo.csv" -o "$T/eo/o.csv"
+"$PYTHON" -c "import numpy as np; np.save('$S2/f8big.npy', np.array([[1e39, 2.0], [3.0, 4.0]]))"
+fails 1 "f8 beyond float32" "$S2/f8big.npy: 1 values are finite but too large for float32 (beyond 3.4e38)$" \
+	similarity -i "$S2/f8big.npy" -o "$T/eo/o.csv"
+printf '1e20,2e20\n3e20,1e20\n' >"$S2/long.csv"
+run similarity -i "$S2/long.csv" --metric dot
+check "dot beyond float32: inf and one warning" ok_and [ "$(head -1 "$T/out")" = "inf,inf" -a \
+	"$(cat "$T/err")" = "posenc: warning: similarity: rows as long as 3.16228e+20: dot products beyond float32's range are written as inf" ]
+run similarity sinusoidal -n 12 -d 4 --positions-range 2:12 --stride 4 --header
+check "csv --header: the positions compared" ok_and [ "$(head -1 "$T/out")" = "p2,p6,p10" -a "$(wc -l <"$T/out")" -eq 4 ]
+run similarity sinusoidal --preset wang-chen -n 8 -d 4 --stats
+check "wang-chen: the table's own preset stays in meta" ok_and grep -q '"preset":"vaswani".*"similarity_preset":"wang-chen"' "$T/out"
