@@ -69,6 +69,8 @@ int pe_cmd_generate(int argc, char **argv)
 	out.col_prefix = g.col_prefix;
 	memset(&e, 0, sizeof e);
 	e.so.row_origin = g.row_origin;
+	e.so.xlabel = g.xlabel;
+	e.so.ylabel = g.ylabel;
 	if (pe_emit_prepare(&e, &out, g.tensor[0].rows, g.nt, &g.meta, &err) != 0 ||
 	    pe_emit_run(&e, &out, g.tensor, g.nt, &g.meta, &err) != 0)
 		goto fail;

@@ -48,6 +48,10 @@ void pe_outopts_get(struct pe_outopts *o, const struct pe_optdef *defs, size_t n
 	o->title = value_of(defs, ndefs, values, "title");
 	o->colorbar = value_of(defs, ndefs, values, "colorbar") != NULL;
 	o->no_colorbar = value_of(defs, ndefs, values, "no-colorbar") != NULL;
+	o->aspect = value_of(defs, ndefs, values, "aspect");
+	o->xlabel = value_of(defs, ndefs, values, "xlabel");
+	o->ylabel = value_of(defs, ndefs, values, "ylabel");
+	o->no_axes = value_of(defs, ndefs, values, "no-axes") != NULL;
 }
 
 /* The png options given, over the command's defaults in so; any of them
@@ -55,9 +59,12 @@ void pe_outopts_get(struct pe_outopts *o, const struct pe_optdef *defs, size_t n
 static int png_opts(const struct pe_outopts *o, enum pe_format f, struct pe_sink_opts *so,
 		    struct pe_error *err)
 {
+	static const char *const aspects[] = { "auto", "equal", NULL };
 	const char *given = o->cmap ? "cmap" : o->vmin ? "vmin" : o->vmax ? "vmax"
 			  : o->size ? "size" : o->title ? "title" : o->colorbar ? "colorbar"
-			  : o->no_colorbar ? "no-colorbar" : NULL;
+			  : o->no_colorbar ? "no-colorbar" : o->aspect ? "aspect"
+			  : o->xlabel ? "xlabel" : o->ylabel ? "ylabel" : o->no_axes ? "no-axes" : NULL;
+	int aspect = 0;
 	uint64_t size = 0;
 
 	if (!given)
@@ -95,6 +102,27 @@ static int png_opts(const struct pe_outopts *o, enum pe_format f, struct pe_sink
 		return pe_fail(err, PE_ERR_USAGE, "--colorbar and --no-colorbar contradict each other");
 	if (o->colorbar || o->no_colorbar)
 		so->no_colorbar = o->no_colorbar;
+	if (pe_opt_choice("aspect", o->aspect, aspects, &aspect, err) != 0)
+		return -1;
+	so->aspect_equal = aspect == 1;
+	if ((o->xlabel && strlen(o->xlabel) > PNG_TITLE_MAX) ||
+	    (o->ylabel && strlen(o->ylabel) > PNG_TITLE_MAX))
+		return pe_fail(err, PE_ERR_USAGE, "--%s must be at most %d bytes",
+			       o->xlabel && strlen(o->xlabel) > PNG_TITLE_MAX ? "xlabel" : "ylabel",
+			       PNG_TITLE_MAX);
+	if (o->xlabel)
+		so->xlabel = o->xlabel;
+	if (o->ylabel)
+		so->ylabel = o->ylabel;
+	if (o->no_axes) {
+		const char *w = o->title ? "title" : o->xlabel ? "xlabel" : o->ylabel ? "ylabel"
+			      : o->colorbar ? "colorbar" : NULL;
+
+		if (w)
+			return pe_fail(err, PE_ERR_USAGE, "--%s contradicts --no-axes (the heatmap's pixels alone)",
+				       w);
+		so->no_axes = 1;
+	}
 	return 0;
 }
 

@@ -33,15 +33,22 @@
 			   "matrices scaled up to about 512, large ones at most 2048)" }, \
 	{ "title", 0, "TEXT", "a title above the heatmap" },                              \
 	{ "colorbar", 0, NULL, "draw the colour bar (the default)" },                    \
-	{ "no-colorbar", 0, NULL, "leave the colour bar out" }
+	{ "no-colorbar", 0, NULL, "leave the colour bar out" },                          \
+	{ "aspect", 0, "A", "auto (default: the matrix's shape, but at most 1:4) or\n"   \
+			    "equal (one square cell per value, however long)" },          \
+	{ "xlabel", 0, "TEXT", "title of the column axis (default: the result's, e.g.\n" \
+			       "dimension or position)" },                                \
+	{ "ylabel", 0, "TEXT", "title of the row axis" },                                \
+	{ "no-axes", 0, NULL, "the heatmap's pixels alone, as plt.imsave writes them:\n" \
+			      "no ticks, titles or colour bar (--size: the image's side)" }
 
 struct pe_outopts {
 	const char *path, *format, *rows, *threads;
 	int force, header;
 	const char *col_prefix;	/* csv header column prefix */
 	/* png options as given (NULL / 0: absent), parsed by pe_emit */
-	const char *cmap, *vmin, *vmax, *size, *title;
-	int colorbar, no_colorbar;
+	const char *cmap, *vmin, *vmax, *size, *title, *aspect, *xlabel, *ylabel;
+	int colorbar, no_colorbar, no_axes;
 };
 
 /* Is name (without "--") one of the options of PE_OUTPUT_OPTDEFS?  They

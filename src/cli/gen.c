@@ -99,6 +99,8 @@ int pe_gen_build(struct pe_gen *g, const struct pe_gen_kind *kind, const struct 
 	g->positions = DEFAULT_POSITIONS;
 	g->dim = DEFAULT_DIM;
 	g->col_prefix = "d";
+	g->xlabel = "dimension";
+	g->ylabel = "position";
 	if (pe_opt_u64("positions", pe_gen_val(g, "positions"), 1, MAX_POSITIONS, &g->positions,
 		       err) != 0 ||
 	    pe_opt_u64("dim", pe_gen_val(g, "dim"), 1, PE_MAX_COLS, &g->dim, err) != 0)

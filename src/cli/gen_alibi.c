@@ -51,6 +51,8 @@ int pe_gen_alibi(struct pe_gen *g, struct pe_error *err)
 		return -1;
 	g->nt = 1;
 	g->col_prefix = p.table == PE_ALIBI_SLOPES ? "h" : "k";
+	g->xlabel = p.table == PE_ALIBI_SLOPES ? "head" : "key";
+	g->ylabel = "query";
 
 	pe_meta_str(&g->meta, "kind", "alibi");
 	pe_meta_str(&g->meta, "table", tables[table]);

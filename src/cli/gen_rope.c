@@ -314,6 +314,8 @@ int pe_gen_rope(struct pe_gen *g, struct pe_error *err)
 		g->nt = 1;
 	}
 	g->row_origin = p.offset;
+	if (table == PE_ROPE_INV_FREQ)
+		g->xlabel = "frequency";
 	record_meta(g, &st->rope, tables[table], head_dim, cfgpath);
 	return 0;
 }

@@ -44,6 +44,7 @@ int pe_gen_sincos2d(struct pe_gen *g, struct pe_error *err)
 	if (pe_grid2d_init(gr, &p, err) != 0 || pe_grid2d_tensor(gr, &g->tensor[0], err) != 0)
 		return -1;
 	g->nt = 1;
+	g->ylabel = "patch";
 
 	pe_meta_str(&g->meta, "kind", "sincos2d");
 	pe_meta_str(&g->meta, "preset", presets[preset]);

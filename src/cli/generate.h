@@ -34,6 +34,7 @@ struct pe_gen {
 	size_t nt;
 	const char *col_prefix;		/* csv header column prefix ("d") */
 	int64_t row_origin;		/* the position of row 0 (--offset) */
+	const char *xlabel, *ylabel;	/* png axis titles (columns, rows) */
 	void *state;
 	void (*free_state)(void *state);
 };

@@ -49,6 +49,14 @@ struct pe_sink_opts {
 	int64_t row_origin, col_origin;
 	uint64_t row_step, col_step;
 	const char *xlabel, *ylabel;
+	/* png shape: the heatmap keeps the matrix's aspect ratio up to 1:4 and
+	 * is squeezed to 1:4 beyond (long axis averaged, or short one
+	 * repeated), unless aspect_equal; a 3-D result (H x N x M) is a grid of
+	 * H panels titled "head K" with one colour scale.  no_axes: the
+	 * heatmap's pixels alone, as matplotlib's imsave writes them (no ticks,
+	 * labels, titles or colour bar; size is the image's longer side). */
+	int aspect_equal;
+	int no_axes;
 };
 
 /* Format by name ("csv", "npy", ...); -1 if unknown. */
