@@ -135,10 +135,12 @@ static int resolve_format(const struct pe_outopts *o, enum pe_format *f, struct 
 		if (k < 0)
 			return pe_fail(err, PE_ERR_USAGE, "unknown format '%s' (one of: %s)",
 				       o->format, pe_format_list());
-	} else if (o->path && strcmp(o->path, "-") != 0) {
+	} else if (o->path && strcmp(o->path, "-") != 0 && pe_path_extension(o->path)) {
 		k = pe_format_by_path(o->path);
 		if (k < 0)
-			k = PE_FMT_CSV;
+			return pe_fail(err, PE_ERR_USAGE,
+				       "cannot tell the format of '%s': posenc does not write %s files (give -f %s)",
+				       o->path, pe_path_extension(o->path), pe_format_list());
 	} else {
 		k = PE_FMT_CSV;
 	}

@@ -2,6 +2,7 @@
 
 #include <stddef.h>
 #include <string.h>
+#include <strings.h>
 
 struct format_info {
 	const char *name;
@@ -30,18 +31,24 @@ int pe_format_by_name(const char *name)
 	return -1;
 }
 
+const char *pe_path_extension(const char *path)
+{
+	const char *base = strrchr(path, '/'), *dot;
+
+	base = base ? base + 1 : path;
+	dot = strrchr(base, '.');
+	return dot && dot != base && dot[1] ? dot : NULL;
+}
+
 int pe_format_by_path(const char *path)
 {
-	size_t n = strlen(path), e;
+	const char *ext = pe_path_extension(path);
 	int i, k;
 
-	for (i = 0; i < PE_FMT_COUNT; i++) {
-		for (k = 0; k < 4 && formats[i].exts[k]; k++) {
-			e = strlen(formats[i].exts[k]);
-			if (n > e && strcmp(path + n - e, formats[i].exts[k]) == 0)
+	for (i = 0; ext && i < PE_FMT_COUNT; i++)
+		for (k = 0; k < 4 && formats[i].exts[k]; k++)
+			if (strcasecmp(ext, formats[i].exts[k]) == 0)
 				return i;
-		}
-	}
 	return -1;
 }
 

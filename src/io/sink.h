@@ -61,8 +61,11 @@ struct pe_sink_opts {
 
 /* Format by name ("csv", "npy", ...); -1 if unknown. */
 int pe_format_by_name(const char *name);
+/* The extension of a path's last component (".npz"), or NULL when it has
+ * none (a leading dot, as in ".hidden", is not one). */
+const char *pe_path_extension(const char *path);
 /* Format from a path's extension (.csv .json .f32 .raw .bin .npy
- * .safetensors .png); -1 if none matches. */
+ * .safetensors .png, in any case); -1 if none matches. */
 int pe_format_by_path(const char *path);
 const char *pe_format_name(enum pe_format f);
 /* "csv|json|raw|npy|safetensors|png" for messages and help. */

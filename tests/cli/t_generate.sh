@@ -87,7 +87,17 @@ check "json by extension" grep -q '^{"shape":\[4,4\],"dtype":"float32","meta":{'
 run generate sinusoidal -n 4 -d 4 -o "$T/x.f32"
 check "raw by extension" [ "$(wc -c <"$T/x.f32")" -eq 64 ]
 run generate sinusoidal -n 4 -d 4 -o "$T/x.txt"
-check "unknown extension is csv" [ "$(wc -l <"$T/x.txt")" -eq 4 ]
+check "unknown extension: exit 2, message names it, no file" eval '[ "$status" -eq 2 ] && grep -q "^posenc: generate: cannot tell the format of .*x.txt.: posenc does not write .txt files (give -f csv|json|raw|npy|safetensors|png)$" "$T/err" && [ ! -e "$T/x.txt" ]'
+for ext in npz pt; do
+	run generate sinusoidal -n 4 -d 4 -o "$T/x.$ext"
+	check ".$ext: exit 2, names it" eval '[ "$status" -eq 2 ] && grep -q "does not write .'"$ext"' files" "$T/err"'
+done
+run generate sinusoidal -n 4 -d 4 -o "$T/x.txt" -f csv
+check "unknown extension with -f csv: 4 lines" ok_and [ "$(wc -l <"$T/x.txt")" -eq 4 ]
+run generate sinusoidal -n 4 -d 4 -o "$T/UP.NPY"
+check "extension in capitals: .NPY is npy" ok_and [ "$(head -c 6 "$T/UP.NPY" | tail -c 5)" = "NUMPY" ]
+run generate sinusoidal -n 4 -d 4 -o "$T/noext"
+check "no extension: csv" ok_and [ "$(wc -l <"$T/noext")" -eq 4 ]
 check "no temporary files left" [ -z "$(ls -A "$T" | grep '^\.posenc-')" ]
 
 echo "old" >"$T/keep.csv"
