@@ -60,8 +60,11 @@ int main(int argc, char **argv)
 	setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
 
 	if (argc < 2) {
-		usage(stderr);
-		return close_stdout(PE_EXIT_USAGE, NULL);
+		fprintf(stderr, "posenc: missing command (one of: ");
+		for (i = 0; i < pe_ncommands; i++)
+			fprintf(stderr, "%s%s", i ? ", " : "", pe_commands[i].name);
+		fprintf(stderr, ")\nTry 'posenc --help'.\n");
+		return PE_EXIT_USAGE;
 	}
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
 		usage(stdout);

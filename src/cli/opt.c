@@ -38,6 +38,49 @@ int pe_opt_wants_help(int argc, char **argv)
 	return 0;
 }
 
+/* "--name" part of a long-option token (up to '=') into buf. */
+static void token_name(const char *tok, char *buf, size_t n)
+{
+	size_t k = strcspn(tok + 2, "=");
+
+	snprintf(buf, n, "%.*s", (int)(k < n - 1 ? k : n - 1), tok + 2);
+}
+
+/* "--a, --b or --c": the options whose names start with prefix. */
+static size_t candidates(const struct pe_optdef *defs, size_t ndefs, const char *prefix,
+			 char *buf, size_t n)
+{
+	size_t i, found = 0, len = 0, plen = strlen(prefix);
+	const char *last = NULL;
+
+	buf[0] = '\0';
+	for (i = 0; i < ndefs; i++) {
+		if (!defs[i].name || strncmp(defs[i].name, prefix, plen) != 0)
+			continue;
+		if (last && len < n)
+			len += (size_t)snprintf(buf + len, n - len, "%s--%s", found > 1 ? ", " : "",
+						last);
+		last = defs[i].name;
+		found++;
+	}
+	if (last && len < n)
+		snprintf(buf + len, n - len, "%s--%s", found > 1 ? " or " : "", last);
+	return found;
+}
+
+/* An unknown long option's message: what it might have meant. */
+static int unknown_long(const struct pe_optdef *defs, size_t ndefs, const char *tok,
+			struct pe_error *err)
+{
+	char name[64], list[256];
+
+	token_name(tok, name, sizeof name);
+	if (name[0] && candidates(defs, ndefs, name, list, sizeof list))
+		return pe_fail(err, PE_ERR_USAGE, "unknown option '--%s' (did you mean %s?)", name,
+			       list);
+	return pe_fail(err, PE_ERR_USAGE, "unknown option '%s'", tok);
+}
+
 int pe_opt_parse(int argc, char **argv, const struct pe_optdef *defs, size_t ndefs,
 		 const char **values, char ***operands, int *noperands, struct pe_error *err)
 {
@@ -91,12 +134,28 @@ int pe_opt_parse(int argc, char **argv, const struct pe_optdef *defs, size_t nde
 					optopt);
 			else if (c == ':')
 				pe_fail(err, PE_ERR_USAGE, "option '%s' needs a value", what);
+			else if (strncmp(what, "--", 2) == 0)
+				unknown_long(defs, ndefs, what, err);
 			else
 				pe_fail(err, PE_ERR_USAGE, "unknown option '%s'", what);
 			goto out;
 		}
 		if (c >= 256) {
+			/* the token: argv[optind - 1], or the one before when the
+			 * value came as the next argument */
+			const char *tok = defs[c - 256].arg && optarg == argv[optind - 1] &&
+						  optind >= 2 ? argv[optind - 2] : argv[optind - 1];
+			char name[64];
+
 			i = (size_t)(c - 256);
+			token_name(tok, name, sizeof name);
+			/* abbreviations are refused: a new option would change
+			 * what an abbreviation in a script means */
+			if (strcmp(name, defs[i].name) != 0) {
+				pe_fail(err, PE_ERR_USAGE, "option '--%s' is not a full name (write --%s)",
+					name, defs[i].name);
+				goto out;
+			}
 		} else {
 			for (i = 0; i < ndefs; i++)
 				if (defs[i].name && defs[i].shortopt == c)

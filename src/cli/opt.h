@@ -35,7 +35,10 @@ extern const struct pe_command pe_commands[];
 extern const size_t pe_ncommands;
 
 /*
- * Parse argv[1..argc) against defs.  values[i] receives the value of
+ * Parse argv[1..argc) against defs.  Long options must be written in full
+ * (an abbreviation is a usage error naming the full option; an unknown
+ * one lists the options it might have meant), as "--name VALUE" or
+ * "--name=VALUE".  values[i] receives the value of
  * defs[i] (NULL if absent); operands (non-options, in order) are stored in
  * *operands (malloc'd array of argv pointers, caller frees) and counted in
  * *noperands.  Returns 0, or -1 with a PE_ERR_USAGE message.

@@ -8,6 +8,8 @@ run --version
 check "--version first line" [ "$(head -1 "$T/out")" = "posenc 0.1.0" ]
 run
 check "no command: exit 2" [ "$status" -eq 2 ]
+check "no command: one line and a hint" eval '[ "$(cat "$T/err")" = "posenc: missing command (one of: generate, similarity)
+Try '"'"'posenc --help'"'"'." ]'
 run frobnicate
 check "unknown command: exit 2" [ "$status" -eq 2 ]
 check "unknown command: message" grep -q "^posenc: unknown command 'frobnicate'" "$T/err"
@@ -28,6 +30,10 @@ usage_error "unknown preset" generate sinusoidal --preset nope
 usage_error "unknown kind" generate wavelet
 usage_error "missing kind" generate -n 4
 usage_error "unknown option" generate sinusoidal --frobnicate
+usage_error "abbreviation" generate rope --fac 2 --scaling linear -n 1 -d 4
+check "abbreviation: names the full option" grep -q "^posenc: generate: option '--fac' is not a full name (write --factor)$" "$T/err"
+usage_error "ambiguous prefix" generate sinusoidal --pre t2t
+check "ambiguous prefix: names the candidates" grep -q "^posenc: generate: unknown option '--pre' (did you mean --preset or --precision?)$" "$T/err"
 usage_error "missing value" generate sinusoidal -n
 usage_error "too large" generate sinusoidal -n 1099511627776 -d 16777216
 usage_error "option of another kind" generate sinusoidal --seed 3
