@@ -106,7 +106,6 @@ static const char *given(const struct job *j, const char *const *names)
 
 static int parse_similarity(struct job *j, struct pe_error *err)
 {
-	static const char *const precisions[] = { "exact", "float32", NULL };
 	static const char *const stats_only[] = { "window", "tau", NULL };
 	static const char *const whole_matrix[] = { "rows", NULL };
 	static const char *const not_text[] = { "header", "cmap", "vmin", "vmax", "size", "title",
@@ -117,7 +116,7 @@ static int parse_similarity(struct job *j, struct pe_error *err)
 	j->wang_chen = preset && strcmp(preset, WANG_CHEN) == 0;
 	if (m && (metric = pe_metric_by_name(m)) < 0)
 		return pe_fail(err, PE_ERR_USAGE, "unknown --metric '%s' (one of: cosine, dot, euclidean)", m);
-	if (pe_opt_choice("precision", val(j, "precision"), precisions, &prec, err) != 0)
+	if (pe_opt_choice("precision", val(j, "precision"), pe_gen_precisions, &prec, err) != 0)
 		return -1;
 	j->sp.metric = (enum pe_metric)metric;
 	j->sp.center = val(j, "center") != NULL;

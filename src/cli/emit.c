@@ -20,6 +20,8 @@ static const char *value_of(const struct pe_optdef *defs, size_t ndefs, const ch
 	return i < 0 ? NULL : values[i];
 }
 
+const char *const pe_emit_aspects[] = { "auto", "equal", NULL };
+
 int pe_outopt_is(const char *name)
 {
 	static const struct pe_optdef defs[] = { PE_OUTPUT_OPTDEFS };
@@ -59,7 +61,6 @@ void pe_outopts_get(struct pe_outopts *o, const struct pe_optdef *defs, size_t n
 static int png_opts(const struct pe_outopts *o, enum pe_format f, struct pe_sink_opts *so,
 		    struct pe_error *err)
 {
-	static const char *const aspects[] = { "auto", "equal", NULL };
 	const char *given = o->cmap ? "cmap" : o->vmin ? "vmin" : o->vmax ? "vmax"
 			  : o->size ? "size" : o->title ? "title" : o->colorbar ? "colorbar"
 			  : o->no_colorbar ? "no-colorbar" : o->aspect ? "aspect"
@@ -102,7 +103,7 @@ static int png_opts(const struct pe_outopts *o, enum pe_format f, struct pe_sink
 		return pe_fail(err, PE_ERR_USAGE, "--colorbar and --no-colorbar contradict each other");
 	if (o->colorbar || o->no_colorbar)
 		so->no_colorbar = o->no_colorbar;
-	if (pe_opt_choice("aspect", o->aspect, aspects, &aspect, err) != 0)
+	if (pe_opt_choice("aspect", o->aspect, pe_emit_aspects, &aspect, err) != 0)
 		return -1;
 	so->aspect_equal = aspect == 1;
 	if ((o->xlabel && strlen(o->xlabel) > PNG_TITLE_MAX) ||

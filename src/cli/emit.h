@@ -51,6 +51,9 @@ struct pe_outopts {
 	int colorbar, no_colorbar, no_axes;
 };
 
+/* --aspect's names, in order (auto, equal). */
+extern const char *const pe_emit_aspects[];
+
 /* Is name (without "--") one of the options of PE_OUTPUT_OPTDEFS?  They
  * apply to every kind of every command. */
 int pe_outopt_is(const char *name);

@@ -28,6 +28,8 @@ static const struct pe_gen_kind kinds[] = {
 
 #define NKINDS (sizeof kinds / sizeof kinds[0])
 
+const char *const pe_gen_precisions[] = { "exact", "float32", NULL };
+
 /* Options every kind takes. */
 static const char *const common_options[] = { "positions", "dim", "help", NULL };
 

@@ -6,8 +6,8 @@
 const char *const pe_gen_alibi_options[] = { "heads", "head", "table", "form", "alibi-bias-max",
 					    NULL };
 
-static const char *const tables[] = { "slopes", "bias", NULL };
-static const char *const forms[] = { "causal", "symmetric", "bloom", NULL };
+const char *const pe_gen_alibi_tables[] = { "slopes", "bias", NULL };
+const char *const pe_gen_alibi_forms[] = { "causal", "symmetric", "bloom", NULL };
 
 static void free_alibi(void *p)
 {
@@ -26,8 +26,8 @@ int pe_gen_alibi(struct pe_gen *g, struct pe_error *err)
 			       "--dim does not apply to alibi (the bias is N x N per head: use -n and --heads)");
 	pe_alibi_defaults(&p);
 	p.positions = g->positions;
-	if (pe_opt_choice("table", pe_gen_val(g, "table"), tables, &table, err) != 0 ||
-	    pe_opt_choice("form", pe_gen_val(g, "form"), forms, &form, err) != 0 ||
+	if (pe_opt_choice("table", pe_gen_val(g, "table"), pe_gen_alibi_tables, &table, err) != 0 ||
+	    pe_opt_choice("form", pe_gen_val(g, "form"), pe_gen_alibi_forms, &form, err) != 0 ||
 	    pe_opt_u64("heads", pe_gen_val(g, "heads"), 1, (uint64_t)1 << 24, &p.heads, err) != 0 ||
 	    pe_opt_i64("head", pe_gen_val(g, "head"), 0, ((int64_t)1 << 24) - 1, &p.head, err) != 0 ||
 	    pe_opt_double("alibi-bias-max", pe_gen_val(g, "alibi-bias-max"), 1, &p.bias_max,
@@ -55,11 +55,11 @@ int pe_gen_alibi(struct pe_gen *g, struct pe_error *err)
 	g->ylabel = "query";
 
 	pe_meta_str(&g->meta, "kind", "alibi");
-	pe_meta_str(&g->meta, "table", tables[table]);
+	pe_meta_str(&g->meta, "table", pe_gen_alibi_tables[table]);
 	pe_meta_int(&g->meta, "heads", (int64_t)p.heads);
 	pe_meta_num(&g->meta, "alibi_bias_max", p.bias_max);
 	if (p.table == PE_ALIBI_BIAS) {
-		pe_meta_str(&g->meta, "form", forms[form]);
+		pe_meta_str(&g->meta, "form", pe_gen_alibi_forms[form]);
 		pe_meta_int(&g->meta, "positions", (int64_t)p.positions);
 		if (p.head >= 0)
 			pe_meta_int(&g->meta, "head", p.head);

@@ -8,8 +8,6 @@
 const char *const pe_gen_learned_options[] = { "preset", "init", "std", "seed", "padding-idx",
 					      NULL };
 
-static const char *const presets[] = { "gpt2", "bert", "fairseq", "scaled", NULL };
-static const char *const inits[] = { "normal", "trunc-normal", "uniform", NULL };
 
 int pe_gen_learned(struct pe_gen *g, struct pe_error *err)
 {
@@ -18,8 +16,8 @@ int pe_gen_learned(struct pe_gen *g, struct pe_error *err)
 	int64_t pad = -1;
 	char seed[24];
 
-	if (pe_opt_choice("preset", pe_gen_val(g, "preset"), presets, &preset, err) != 0 ||
-	    pe_opt_choice("init", pe_gen_val(g, "init"), inits, &init, err) != 0 ||
+	if (pe_opt_choice("preset", pe_gen_val(g, "preset"), pe_learned_preset_names, &preset, err) != 0 ||
+	    pe_opt_choice("init", pe_gen_val(g, "init"), pe_learned_init_names, &init, err) != 0 ||
 	    pe_opt_i64("padding-idx", pe_gen_val(g, "padding-idx"), 0, (int64_t)1 << 40, &pad,
 		       err) != 0)
 		return -1;

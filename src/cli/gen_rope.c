@@ -21,11 +21,8 @@ const char *const pe_gen_rope_options[] = {
 	"short-factor", "long-factor", "truncate", "no-truncate", "precision", "from-config", NULL
 };
 
-static const char *const tables[] = { "cos", "sin", "inv-freq", "angles", "all", NULL };
-static const char *const layouts[] = { "half", "interleaved", NULL };
-static const char *const scalings[] = { "none", "linear", "dynamic", "yarn", "llama3",
-					"longrope", NULL };
-static const char *const precisions[] = { "exact", "float32", NULL };
+const char *const pe_gen_rope_tables[] = { "cos", "sin", "inv-freq", "angles", "all", NULL };
+const char *const pe_gen_rope_layouts[] = { "half", "interleaved", NULL };
 
 /* which scalings use an option: bit (1 << scaling) */
 #define S(x) (1u << PE_ROPE_##x)
@@ -119,9 +116,10 @@ static int parse_options(struct pe_gen *g, struct rope_state *st, struct pe_rope
 	int scaling = (int)p->scaling, layout = (int)p->layout, precision = 0;
 	uint64_t u;
 
-	if (pe_opt_choice("scaling", pe_gen_val(g, "scaling"), scalings, &scaling, err) != 0 ||
-	    pe_opt_choice("layout", pe_gen_val(g, "layout"), layouts, &layout, err) != 0 ||
-	    pe_opt_choice("precision", pe_gen_val(g, "precision"), precisions, &precision, err) != 0)
+	if (pe_opt_choice("scaling", pe_gen_val(g, "scaling"), pe_rope_scaling_names, &scaling,
+			  err) != 0 ||
+	    pe_opt_choice("layout", pe_gen_val(g, "layout"), pe_gen_rope_layouts, &layout, err) != 0 ||
+	    pe_opt_choice("precision", pe_gen_val(g, "precision"), pe_gen_precisions, &precision, err) != 0)
 		return -1;
 	p->scaling = (enum pe_rope_scaling)scaling;
 	p->layout = (enum pe_rope_layout)layout;
@@ -271,7 +269,7 @@ int pe_gen_rope(struct pe_gen *g, struct pe_error *err)
 	uint64_t head_dim = 0;
 	size_t i;
 
-	if (pe_opt_choice("table", pe_gen_val(g, "table"), tables, &table, err) != 0)
+	if (pe_opt_choice("table", pe_gen_val(g, "table"), pe_gen_rope_tables, &table, err) != 0)
 		return -1;
 	st = calloc(1, sizeof *st);
 	if (!st)
@@ -316,6 +314,6 @@ int pe_gen_rope(struct pe_gen *g, struct pe_error *err)
 	g->row_origin = p.offset;
 	if (table == PE_ROPE_INV_FREQ)
 		g->xlabel = "frequency";
-	record_meta(g, &st->rope, tables[table], head_dim, cfgpath);
+	record_meta(g, &st->rope, pe_gen_rope_tables[table], head_dim, cfgpath);
 	return 0;
 }

@@ -6,7 +6,7 @@
 
 const char *const pe_gen_sincos2d_options[] = { "grid", "preset", "cls-token", "base", NULL };
 
-static const char *const presets[] = { "mae", "timm", NULL };
+const char *const pe_gen_sincos2d_presets[] = { "mae", "timm", NULL };
 
 static void free_grid(void *p)
 {
@@ -30,7 +30,7 @@ int pe_gen_sincos2d(struct pe_gen *g, struct pe_error *err)
 	if (pe_parse_dims2(grid, (uint64_t)1 << 26, &p.height, &p.width) != 0)
 		return pe_fail(err, PE_ERR_USAGE,
 			       "--grid must be HxW with positive sides up to 2^26, got '%s'", grid);
-	if (pe_opt_choice("preset", pe_gen_val(g, "preset"), presets, &preset, err) != 0 ||
+	if (pe_opt_choice("preset", pe_gen_val(g, "preset"), pe_gen_sincos2d_presets, &preset, err) != 0 ||
 	    pe_opt_double("base", pe_gen_val(g, "base"), 1, &p.base, err) != 0)
 		return -1;
 	p.preset = (enum pe_grid2d_preset)preset;
@@ -47,7 +47,7 @@ int pe_gen_sincos2d(struct pe_gen *g, struct pe_error *err)
 	g->ylabel = "patch";
 
 	pe_meta_str(&g->meta, "kind", "sincos2d");
-	pe_meta_str(&g->meta, "preset", presets[preset]);
+	pe_meta_str(&g->meta, "preset", pe_gen_sincos2d_presets[preset]);
 	pe_meta_int(&g->meta, "grid_h", (int64_t)p.height);
 	pe_meta_int(&g->meta, "grid_w", (int64_t)p.width);
 	pe_meta_int(&g->meta, "dim", (int64_t)p.dim);

@@ -9,9 +9,7 @@ const char *const pe_gen_sinusoidal_options[] = {
 	"precision", NULL
 };
 
-static const char *const presets[] = { "vaswani", "t2t", "fairseq", "marian", NULL };
-static const char *const layouts[] = { "interleaved", "half", NULL };
-static const char *const precisions[] = { "exact", "float32", NULL };
+const char *const pe_gen_sinusoidal_layouts[] = { "interleaved", "half", NULL };
 
 static void free_sin(void *p)
 {
@@ -27,9 +25,9 @@ int pe_gen_sinusoidal(struct pe_gen *g, struct pe_error *err)
 	const char *base = pe_gen_val(g, "base"), *maxts = pe_gen_val(g, "max-timescale");
 	const char *mints = pe_gen_val(g, "min-timescale");
 
-	if (pe_opt_choice("preset", pe_gen_val(g, "preset"), presets, &preset, err) != 0 ||
-	    pe_opt_choice("layout", pe_gen_val(g, "layout"), layouts, &layout, err) != 0 ||
-	    pe_opt_choice("precision", pe_gen_val(g, "precision"), precisions, &precision, err) != 0)
+	if (pe_opt_choice("preset", pe_gen_val(g, "preset"), pe_sin_preset_names, &preset, err) != 0 ||
+	    pe_opt_choice("layout", pe_gen_val(g, "layout"), pe_gen_sinusoidal_layouts, &layout, err) != 0 ||
+	    pe_opt_choice("precision", pe_gen_val(g, "precision"), pe_gen_precisions, &precision, err) != 0)
 		return -1;
 	pe_sinusoidal_defaults(&p, (enum pe_sin_preset)preset);
 	p.positions = g->positions;

@@ -131,6 +131,16 @@ int pe_gen_rope(struct pe_gen *g, struct pe_error *err);
 int pe_gen_alibi(struct pe_gen *g, struct pe_error *err);
 int pe_gen_sincos2d(struct pe_gen *g, struct pe_error *err);
 
+/* The names options take (in their enum's order), shared by the builders
+ * and the shell completion (cli/complete.c). */
+extern const char *const pe_gen_precisions[];
+extern const char *const pe_gen_sinusoidal_layouts[];
+extern const char *const pe_gen_rope_tables[];
+extern const char *const pe_gen_rope_layouts[];
+extern const char *const pe_gen_alibi_tables[];
+extern const char *const pe_gen_alibi_forms[];
+extern const char *const pe_gen_sincos2d_presets[];
+
 extern const char *const pe_gen_sinusoidal_options[];
 extern const char *const pe_gen_learned_options[];
 extern const char *const pe_gen_rope_options[];

@@ -6,27 +6,27 @@
 #include "core/parse.h"
 #include "core/rng.h"
 
-static const char *const init_names[] = { "normal", "trunc-normal", "uniform", NULL };
-static const char *const preset_names[] = { "gpt2", "bert", "fairseq", "scaled", NULL };
+const char *const pe_learned_init_names[] = { "normal", "trunc-normal", "uniform", NULL };
+const char *const pe_learned_preset_names[] = { "gpt2", "bert", "fairseq", "scaled", NULL };
 
 int pe_init_by_name(const char *name)
 {
-	return pe_name_index(init_names, name);
+	return pe_name_index(pe_learned_init_names, name);
 }
 
 const char *pe_init_name(enum pe_init i)
 {
-	return init_names[i];
+	return pe_learned_init_names[i];
 }
 
 int pe_learned_preset_by_name(const char *name)
 {
-	return pe_name_index(preset_names, name);
+	return pe_name_index(pe_learned_preset_names, name);
 }
 
 const char *pe_learned_preset_name(enum pe_learned_preset p)
 {
-	return p == PE_LEARNED_NONE ? "none" : preset_names[p];
+	return p == PE_LEARNED_NONE ? "none" : pe_learned_preset_names[p];
 }
 
 void pe_learned_apply_preset(struct pe_learned *l, enum pe_learned_preset p)

@@ -23,6 +23,10 @@
 #include <stdint.h>
 
 #include "core/err.h"
+
+/* The init and preset names in enum order, NULL-terminated. */
+extern const char *const pe_learned_init_names[];
+extern const char *const pe_learned_preset_names[];
 #include "core/tensor.h"
 
 enum pe_init { PE_INIT_NORMAL, PE_INIT_TRUNC_NORMAL, PE_INIT_UNIFORM };

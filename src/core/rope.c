@@ -9,14 +9,14 @@
 #define PE_PI_L 3.141592653589793238462643383279502884L
 #define PE_PI 3.141592653589793
 
-static const char *const scaling_names[] = { "none", "linear", "dynamic", "yarn", "llama3",
+const char *const pe_rope_scaling_names[] = { "none", "linear", "dynamic", "yarn", "llama3",
 					     "longrope", NULL };
 static const char *const table_names[] = { "rope_cos", "rope_sin", "rope_inv_freq",
 					   "rope_angles" };
 
 const char *pe_rope_scaling_name(enum pe_rope_scaling s)
 {
-	return scaling_names[s];
+	return pe_rope_scaling_names[s];
 }
 
 int pe_rope_scaling_by_name(const char *name)
@@ -24,7 +24,7 @@ int pe_rope_scaling_by_name(const char *name)
 	/* HF spells "none" as rope_type "default" */
 	if (strcmp(name, "default") == 0)
 		return PE_ROPE_NONE;
-	return pe_name_index(scaling_names, name);
+	return pe_name_index(pe_rope_scaling_names, name);
 }
 
 void pe_rope_defaults(struct pe_rope_params *p)
@@ -114,12 +114,12 @@ static int check_params(const struct pe_rope_params *p, struct pe_error *err)
 	if ((s == PE_ROPE_LINEAR || s == PE_ROPE_DYNAMIC || s == PE_ROPE_YARN ||
 	     s == PE_ROPE_LLAMA3) && !positive(p->factor))
 		return pe_fail(err, PE_ERR_USAGE, "--scaling %s needs --factor (a positive number)",
-			       scaling_names[s]);
+			       pe_rope_scaling_names[s]);
 	if (s == PE_ROPE_LONGROPE && p->factor != 0 && !positive(p->factor))
 		return pe_fail(err, PE_ERR_USAGE, "--factor must be a positive number");
 	if (s != PE_ROPE_NONE && s != PE_ROPE_LINEAR && p->original_max == 0)
 		return pe_fail(err, PE_ERR_USAGE, "--scaling %s needs --original-max-positions",
-			       scaling_names[s]);
+			       pe_rope_scaling_names[s]);
 	if (s == PE_ROPE_DYNAMIC && p->rotary_dim < 4)
 		return pe_fail(err, PE_ERR_USAGE,
 			       "--scaling dynamic needs a rotary width of 4 or more (it raises to R/(R-2)), got %llu",

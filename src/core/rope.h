@@ -53,6 +53,10 @@
 #include "core/err.h"
 #include "core/tensor.h"
 
+/* The scaling names in enum order, NULL-terminated ("default", transformers'
+ * name for none, is also accepted by pe_rope_scaling_by_name). */
+extern const char *const pe_rope_scaling_names[];
+
 enum pe_rope_scaling {
 	PE_ROPE_NONE, PE_ROPE_LINEAR, PE_ROPE_DYNAMIC, PE_ROPE_YARN, PE_ROPE_LLAMA3,
 	PE_ROPE_LONGROPE

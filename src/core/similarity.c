@@ -100,19 +100,19 @@ static void blk_put(struct pe_sim_cache *c, float *b)
 	c->free_list = b;
 }
 
-static const char *const metric_names[] = { "cosine", "dot", "euclidean", NULL };
+const char *const pe_metric_names[] = { "cosine", "dot", "euclidean", NULL };
 
 const char *pe_metric_name(enum pe_metric m)
 {
-	return metric_names[m];
+	return pe_metric_names[m];
 }
 
 int pe_metric_by_name(const char *name)
 {
 	int i;
 
-	for (i = 0; metric_names[i]; i++)
-		if (strcmp(metric_names[i], name) == 0)
+	for (i = 0; pe_metric_names[i]; i++)
+		if (strcmp(pe_metric_names[i], name) == 0)
 			return i;
 	return -1;
 }

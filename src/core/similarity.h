@@ -78,7 +78,9 @@ struct pe_similarity {
 	struct pe_sim_cache *cache;
 };
 
-/* "cosine", "dot", "euclidean", and back (-1 if unknown). */
+/* "cosine", "dot", "euclidean" (enum order, NULL-terminated), and back
+ * (-1 if unknown). */
+extern const char *const pe_metric_names[];
 const char *pe_metric_name(enum pe_metric m);
 int pe_metric_by_name(const char *name);
 

@@ -6,16 +6,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const preset_names[] = { "vaswani", "t2t", "fairseq", "marian", NULL };
+const char *const pe_sin_preset_names[] = { "vaswani", "t2t", "fairseq", "marian", NULL };
 
 int pe_sin_preset_by_name(const char *name)
 {
-	return pe_name_index(preset_names, name);
+	return pe_name_index(pe_sin_preset_names, name);
 }
 
 const char *pe_sin_preset_name(enum pe_sin_preset p)
 {
-	return preset_names[p];
+	return pe_sin_preset_names[p];
 }
 
 void pe_sinusoidal_defaults(struct pe_sinusoidal_params *p, enum pe_sin_preset preset)

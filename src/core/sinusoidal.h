@@ -62,6 +62,9 @@ struct pe_sinusoidal {
 	float *div32;			/* float32: the nfreq div_term values */
 };
 
+/* The preset names in enum order, NULL-terminated. */
+extern const char *const pe_sin_preset_names[];
+
 /* Presets by name ("vaswani", "t2t", "fairseq", "marian"); -1 if unknown. */
 int pe_sin_preset_by_name(const char *name);
 const char *pe_sin_preset_name(enum pe_sin_preset p);
