@@ -8,6 +8,8 @@ PYTHON ?= /usr/bin/python3
 PREFIX ?= /usr/local
 BINDIR = $(PREFIX)/bin
 MANDIR = $(PREFIX)/share/man/man1
+BASHCOMPDIR = $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR = $(PREFIX)/share/zsh/site-functions
 
 CFLAGS ?= -O2 -g
 WARN = -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
@@ -42,7 +44,18 @@ TEST_HELPERS := $(filter-out $(TEST_SRC),$(wildcard tests/unit/*.c))
 .DELETE_ON_ERROR:
 .PHONY: all check test unit cli-test deps asan valgrind bench install uninstall clean
 
-all: $(BIN)
+COMPLETIONS = $(B)/completion/posenc.bash $(B)/completion/_posenc
+
+all: $(BIN) $(COMPLETIONS)
+
+# The shell completions are written by posenc itself from its option tables.
+$(B)/completion/posenc.bash: $(BIN)
+	@mkdir -p $(@D)
+	./$(BIN) --completion bash > $@
+
+$(B)/completion/_posenc: $(BIN)
+	@mkdir -p $(@D)
+	./$(BIN) --completion zsh > $@
 
 $(BIN): $(MAIN_OBJ) $(B)/libposenc.a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(ALL_LDLIBS)
@@ -86,13 +99,15 @@ valgrind: $(BIN) $(TEST_BIN)
 bench: $(BIN)
 	$(PYTHON) bench/bench.py $(BIN)
 
-install: $(BIN)
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)
+install: $(BIN) $(COMPLETIONS)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
 	install -m 0755 $(BIN) $(DESTDIR)$(BINDIR)/posenc
 	install -m 0644 man/*.1 $(DESTDIR)$(MANDIR)/
+	install -m 0644 $(B)/completion/posenc.bash $(DESTDIR)$(BASHCOMPDIR)/posenc
+	install -m 0644 $(B)/completion/_posenc $(DESTDIR)$(ZSHCOMPDIR)/_posenc
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/posenc
+	rm -f $(DESTDIR)$(BINDIR)/posenc $(DESTDIR)$(BASHCOMPDIR)/posenc $(DESTDIR)$(ZSHCOMPDIR)/_posenc
 	for m in man/*.1; do rm -f $(DESTDIR)$(MANDIR)/$${m#man/}; done
 
 clean:

@@ -29,6 +29,9 @@
 #define PROGRESS_MIN_ROWS 8192
 #define WANG_CHEN "wang-chen"
 
+/* similarity's own presets (the kinds' come from their builders). */
+const char *const pe_similarity_presets[] = { WANG_CHEN, NULL };
+
 const struct pe_optdef pe_similarity_opts[] = {
 	{ NULL, 0, NULL, "Input (a file, or KIND and the table options below):" },
 	{ "input", 'i', "FILE", "read the table from FILE: npy, safetensors, csv, or raw\n"

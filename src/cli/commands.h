@@ -15,5 +15,6 @@ int pe_cmd_similarity(int argc, char **argv);
 extern const struct pe_optdef pe_similarity_opts[];
 extern const size_t pe_similarity_nopts;
 extern const char pe_similarity_usage[];
+extern const char *const pe_similarity_presets[];
 
 #endif

@@ -43,6 +43,11 @@ const struct pe_gen_kind *pe_gen_kind_by_name(const char *name)
 	return NULL;
 }
 
+const char *pe_gen_kind_name(size_t i)
+{
+	return i < NKINDS ? kinds[i].name : NULL;
+}
+
 void pe_gen_kinds_help(FILE *fp)
 {
 	size_t i;

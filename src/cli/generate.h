@@ -106,6 +106,9 @@ struct pe_gen_kind {
 /* The kind named name, or NULL. */
 const struct pe_gen_kind *pe_gen_kind_by_name(const char *name);
 
+/* The name of kind i, or NULL past the last. */
+const char *pe_gen_kind_name(size_t i);
+
 /* "  sinusoidal   fixed sin/cos table ..." lines for --help. */
 void pe_gen_kinds_help(FILE *fp);
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/complete.h"
 #include "cli/msg.h"
 #include "cli/opt.h"
 #include "core/gemm.h"
@@ -19,7 +20,7 @@ static void usage(FILE *fp)
 {
 	size_t i;
 
-	fputs("Usage: posenc [--help | --version] COMMAND [ARGS...]\n"
+	fputs("Usage: posenc [--help | --version | --completion bash|zsh] COMMAND [ARGS...]\n"
 	      "Generate and inspect the positional encodings of transformer models.\n"
 	      "\n"
 	      "Commands:\n",
@@ -68,6 +69,13 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
 		usage(stdout);
+		return close_stdout(PE_EXIT_OK, NULL);
+	}
+	if (strcmp(argv[1], "--completion") == 0) {
+		if (argc != 3 || pe_complete_print(stdout, argv[2]) != 0) {
+			fprintf(stderr, "posenc: --completion takes bash or zsh\nTry 'posenc --help'.\n");
+			return PE_EXIT_USAGE;
+		}
 		return close_stdout(PE_EXIT_OK, NULL);
 	}
 	if (strcmp(argv[1], "--version") == 0) {

@@ -1,0 +1,51 @@
+# Shell completion: written from the option tables, so every option of
+# every command is in both scripts; bash completes commands, kinds, options
+# and the names options take; zsh's script parses.
+run --completion bash
+cp "$T/out" "$T/posenc.bash"
+check "bash completion: written" ok_and grep -q '^complete -F _posenc posenc$' "$T/posenc.bash"
+run --completion zsh
+cp "$T/out" "$T/_posenc"
+check "zsh completion: written" ok_and grep -q '^#compdef posenc$' "$T/_posenc"
+run --completion fish
+check "--completion fish: exit 2, message" eval '[ "$status" -eq 2 ] && grep -q "^posenc: --completion takes bash or zsh$" "$T/err"'
+
+# bash, driven as bash drives it
+cat >"$T/drive.sh" <<'DRIVE'
+. "$1"
+shift
+COMP_WORDS=("$@")
+COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 ))
+COMPREPLY=()
+_posenc
+echo "${COMPREPLY[*]}"
+DRIVE
+comp() {
+	bash "$T/drive.sh" "$T/posenc.bash" posenc "$@" 2>/dev/null
+}
+check "bash: commands" [ "$(comp '')" = "generate similarity --help --version --completion" ]
+check "bash: a command from its start" [ "$(comp sim)" = "similarity" ]
+check "bash: kinds" [ "$(comp generate '')" = "sinusoidal learned rope alibi sincos2d" ]
+check "bash: options from a prefix" [ "$(comp generate --pre)" = "--preset --precision" ]
+check "bash: every kind's presets" [ "$(comp generate --preset '')" = "vaswani t2t fairseq marian gpt2 bert scaled mae timm" ]
+check "bash: similarity's own preset" [ "$(comp similarity --preset wang)" = "wang-chen" ]
+check "bash: formats" [ "$(comp similarity -f '')" = "csv json raw npy safetensors png" ]
+check "bash: colour maps and reversed ones" [ "$(comp generate --cmap ma)" = "magma magma_r" ]
+check "bash: metrics" [ "$(comp similarity --metric '')" = "cosine dot euclidean" ]
+check "bash: scalings" [ "$(comp generate --scaling l)" = "linear llama3 longrope" ]
+check "bash: a file for -i" [ "$(comp similarity -i "$T/posenc.ba")" = "$T/posenc.bash" ]
+check "bash: nothing guessed for -n" [ -s "$T/posenc.bash" -a -z "$(comp generate -n '')" ]
+# every long option of every command, in both scripts
+for cmd in generate similarity; do
+	"$POSENC" $cmd --help | grep -o -- '--[a-z][a-z0-9-]*' | sort -u >"$T/help-$cmd"
+	check "$cmd --help lists options" [ "$(wc -l <"$T/help-$cmd")" -gt 20 ]
+	missing=
+	for o in $(cat "$T/help-$cmd"); do
+		case " $(comp $cmd --) " in *" $o "*) ;; *) missing="$missing bash:$o" ;; esac
+		grep -q -- "'$o\[\|{-.,$o}'\[" "$T/_posenc" || missing="$missing zsh:$o"
+	done
+	check "$cmd: every option completes (missing:$missing)" [ -s "$T/help-$cmd" -a -s "$T/_posenc" -a -z "$missing" ]
+done
+if command -v zsh >/dev/null 2>&1; then
+	check "zsh completion parses" eval '[ -s "$T/_posenc" ] && zsh -n "$T/_posenc"'
+fi
