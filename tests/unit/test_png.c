@@ -374,7 +374,9 @@ static void test_downsample_averages(void **state)
 	image_free(&im);
 }
 
-/* A long matrix is averaged down to exactly --size on its longer side. */
+/* A long matrix is averaged down to exactly --size on its longer side:
+ * with its true shape under aspect_equal, at 1:4 or a little squarer
+ * otherwise (30 x 100: the 10 columns 3 pixels each). */
 static void test_downsample_shape(void **state)
 {
 	float *v = calloc(1000 * 10, sizeof *v);
@@ -386,9 +388,15 @@ static void test_downsample_shape(void **state)
 	v[0] = 1;
 	memset(&o, 0, sizeof o);
 	o.size = 100;
+	o.aspect_equal = 1;
 	render_decode(v, PE_F32, 2, 1000, 10, &o, NULL, &im);
 	assert_int_equal(im.hh, 100);
 	assert_int_equal(im.hw, 1);
+	image_free(&im);
+	o.aspect_equal = 0;
+	render_decode(v, PE_F32, 2, 1000, 10, &o, NULL, &im);
+	assert_int_equal(im.hh, 100);
+	assert_int_equal(im.hw, 30);
 	image_free(&im);
 	free(v);
 }
@@ -479,12 +487,19 @@ static uint64_t pixels_hash(const struct image *im)
 }
 
 /* Regression anchors: images drawn without the axis-label fields (origin
- * 0, step 1, no axis titles).  The expected hashes, sizes and heatmap texts
+ * 0, step 1, no axis titles) and without the shape fields (aspect_equal,
+ * no_axes, a 3-D result).  The expected hashes, sizes and heatmap texts
  * are what the renderer gave before axis labels and titles were added
  * (commit e0b2d73), recorded by running this test against that code: they
  * pin today's layout and ticks so that later changes to the axes keep such
  * images the same, pixel for pixel.  They are not a check of correctness;
- * the other tests are. */
+ * the other tests are.
+ *
+ * The 1:4 shape rule changed the two matrices beyond 1:4 (3000 x 700 and
+ * 1000 x 10): their old images are now what aspect_equal draws, pinned by
+ * the entries marked "equal" with the old hashes; the entries marked
+ * "1:4" were recorded from the renderer that brought the rule, after
+ * looking at the images (512 x 2048 and 30 x 100 heatmaps). */
 struct anchor {
 	const char *what;
 	enum pe_dtype dt;
@@ -493,6 +508,7 @@ struct anchor {
 	unsigned size;
 	int no_colorbar;
 	const char *title;
+	int equal;
 	int w, h;
 	uint64_t hash;
 	const char *heatmap;
@@ -531,45 +547,54 @@ static void *anchor_data(const struct anchor *c, int nan)
 
 static const struct anchor anchors[] = {
 	{ "4x4 scaled up, colour bar", PE_F32, 2, 4, 4, 0, 0, NULL,
-	  651, 564, 0xc5a824d6e1282f04u,
+	  0, 651, 564, 0xc5a824d6e1282f04u,
 	  "{\"cmap\":\"viridis\",\"vmin\":-0.75,\"vmax\":0.75,\"nan\":\"#ff00ff\","
 	  "\"shape\":[4,4],\"heatmap\":[30,18,512,512]}" },
 	{ "7x5 scaled up, title, no colour bar, NaN", PE_F32, 2, 7, 5, 0, 1, "anchor: 7 x 5",
-	  406, 585, 0x2a440d6cc9c5364au,
+	  0, 406, 585, 0x2a440d6cc9c5364au,
 	  "{\"cmap\":\"viridis\",\"vmin\":0,\"vmax\":0.9399999976158142,\"nan\":\"#ff00ff\","
 	  "\"shape\":[7,5],\"heatmap\":[30,40,365,511]}" },
-	{ "3000x700 averaged down", PE_F32, 2, 3000, 700, 0, 0, NULL,
-	  605, 2100, 0x505592f9e95820c4u,
+	{ "3000x700 averaged down, equal", PE_F32, 2, 3000, 700, 0, 0, NULL,
+	  1, 605, 2100, 0x505592f9e95820c4u,
 	  "{\"cmap\":\"viridis\",\"vmin\":0,\"vmax\":1,\"nan\":\"#ff00ff\","
 	  "\"shape\":[3000,700],\"heatmap\":[66,18,478,2048]}" },
 	{ "1000x1000 signed, size 300, title", PE_F32, 2, 1000, 1000, 300, 0, "signed",
-	  475, 374, 0x21e792eb09e49529u,
+	  0, 475, 374, 0x21e792eb09e49529u,
 	  "{\"cmap\":\"viridis\",\"vmin\":-0.9990000128746033,"
 	  "\"vmax\":0.9990000128746033,\"nan\":\"#ff00ff\","
 	  "\"shape\":[1000,1000],\"heatmap\":[54,40,300,300]}" },
 	{ "1-D strip of 300", PE_F32, 1, 300, 0, 0, 0, NULL,
-	  372, 106, 0x9ed74f3b3c3f1366u,
+	  0, 372, 106, 0x9ed74f3b3c3f1366u,
 	  "{\"cmap\":\"viridis\",\"vmin\":0,\"vmax\":1,\"nan\":\"#ff00ff\","
 	  "\"shape\":[1,300],\"heatmap\":[11,18,300,32]}" },
 	{ "1-D strip of 5, size 50, title, no colour bar, NaN", PE_F32, 1, 5, 0, 50, 1, "strip",
-	  62, 70, 0xea4f77332acdd39au,
+	  0, 62, 70, 0xea4f77332acdd39au,
 	  "{\"cmap\":\"viridis\",\"vmin\":0,\"vmax\":0.2800000011920929,\"nan\":\"#ff00ff\","
 	  "\"shape\":[1,5],\"heatmap\":[6,20,50,32]}" },
 	{ "1-D strip of 5000 averaged down", PE_F32, 1, 5000, 0, 0, 0, NULL,
-	  2120, 106, 0xc2561b5804a3a34bu,
+	  0, 2120, 106, 0xc2561b5804a3a34bu,
 	  "{\"cmap\":\"viridis\",\"vmin\":0,\"vmax\":1,\"nan\":\"#ff00ff\","
 	  "\"shape\":[1,5000],\"heatmap\":[11,18,2048,32]}" },
-	{ "1000x10 size 100 (one pixel wide)", PE_F32, 2, 1000, 10, 100, 0, NULL,
-	  61, 127, 0x4003dc84d78fd09fu,
+	{ "1000x10 size 100 (one pixel wide), equal", PE_F32, 2, 1000, 10, 100, 0, NULL,
+	  1, 61, 127, 0x4003dc84d78fd09fu,
 	  "{\"cmap\":\"viridis\",\"vmin\":0,\"vmax\":1,\"nan\":\"#ff00ff\","
 	  "\"shape\":[1000,10],\"heatmap\":[28,9,1,100]}" },
 	{ "12x12 size 30 (one tick per axis)", PE_F32, 2, 12, 12, 30, 0, NULL,
-	  114, 53, 0x5f3871c62e04a54bu,
+	  0, 114, 53, 0x5f3871c62e04a54bu,
 	  "{\"cmap\":\"viridis\",\"vmin\":-0.9166666865348816,"
 	  "\"vmax\":0.9166666865348816,\"nan\":\"#ff00ff\","
 	  "\"shape\":[12,12],\"heatmap\":[22,9,24,24]}" },
+	{ "3000x700 averaged down, 1:4", PE_F32, 2, 3000, 700, 0, 0, NULL,
+	  0, 639, 2100, 0x34d12a332bbfe7c3u,
+	  "{\"cmap\":\"viridis\",\"vmin\":0,\"vmax\":1,\"nan\":\"#ff00ff\","
+	  "\"shape\":[3000,700],\"heatmap\":[66,18,512,2048],"
+	  "\"cell\":[0.6826666666666666,0.7314285714285714]}" },
+	{ "1000x10 size 100, 1:4", PE_F32, 2, 1000, 10, 100, 0, NULL,
+	  0, 90, 127, 0xfa5d430600146f3cu,
+	  "{\"cmap\":\"viridis\",\"vmin\":0,\"vmax\":1,\"nan\":\"#ff00ff\","
+	  "\"shape\":[1000,10],\"heatmap\":[28,9,30,100],\"cell\":[0.1,3]}" },
 	{ "int32 2x3", PE_I32, 2, 2, 3, 0, 0, NULL,
-	  601, 392, 0xc49b2267043cad37u,
+	  0, 601, 392, 0xc49b2267043cad37u,
 	  "{\"cmap\":\"viridis\",\"vmin\":0,\"vmax\":9,\"nan\":\"#ff00ff\","
 	  "\"shape\":[2,3],\"heatmap\":[30,18,510,340]}" },
 };
@@ -590,6 +615,7 @@ static void test_anchors(void **state)
 		o.size = c->size;
 		o.no_colorbar = c->no_colorbar;
 		o.title = c->title;
+		o.aspect_equal = c->equal;
 		data = anchor_data(c, c->no_colorbar);	/* NaN: a case of each kind */
 		render_decode(data, c->dt, c->ndim, c->a, c->b, &o, NULL, &im);
 		h = pixels_hash(&im);
