@@ -146,15 +146,15 @@ static void assert_rgb(const unsigned char *p, unsigned r, unsigned g, unsigned 
 
 /* Render data (ndim, shape) with opts to a fresh file; returns its path
  * (caller frees), or NULL with *err filled when the writer refused. */
-static char *render(const void *data, enum pe_dtype dt, int ndim, uint64_t a, uint64_t b,
-		    const struct pe_sink_opts *o, const struct pe_meta *meta, struct pe_error *err)
+static char *render_shape(const void *data, enum pe_dtype dt, int ndim, const uint64_t *shape,
+			  const struct pe_sink_opts *o, const struct pe_meta *meta,
+			  struct pe_error *err)
 {
 	char *path = pe_temp_path(".png");
 	FILE *fp;
 	struct pe_tensor t;
 	struct src s;
 	struct pe_sink *sink;
-	uint64_t shape[2] = { a, b };
 	int rc;
 
 	memset(&t, 0, sizeof t);
@@ -178,6 +178,14 @@ static char *render(const void *data, enum pe_dtype dt, int ndim, uint64_t a, ui
 		return NULL;
 	}
 	return path;
+}
+
+static char *render(const void *data, enum pe_dtype dt, int ndim, uint64_t a, uint64_t b,
+		    const struct pe_sink_opts *o, const struct pe_meta *meta, struct pe_error *err)
+{
+	uint64_t shape[2] = { a, b };
+
+	return render_shape(data, dt, ndim, shape, o, meta, err);
 }
 
 static void render_decode(const void *data, enum pe_dtype dt, int ndim, uint64_t a, uint64_t b,
@@ -1217,6 +1225,256 @@ static void test_refusals(void **state)
 	assert_non_null(strstr(err.msg, "--vmin"));
 }
 
+/* ---- shape: the 1:4 rule ---- */
+
+static void render_decode_shape(const void *data, enum pe_dtype dt, int ndim,
+				const uint64_t *shape, const struct pe_sink_opts *o,
+				struct image *im)
+{
+	struct pe_error err = { PE_OK, "" };
+	char *path = render_shape(data, dt, ndim, shape, o, NULL, &err);
+
+	if (!path)
+		fail_msg("png writer failed: %s", err.msg);
+	decode(path, im);
+	remove(path);
+	free(path);
+}
+
+/* "cell" of posenc:heatmap: pixels per cell along rows and columns; 0 when
+ * absent. */
+static int hm_cell(const struct image *im, double *ph, double *pw)
+{
+	cJSON *a = cJSON_GetObjectItem(im->heatmap, "cell");
+
+	*ph = *pw = 0;
+	if (!a)
+		return 0;
+	assert_true(cJSON_IsArray(a) && cJSON_GetArraySize(a) == 2);
+	*ph = cJSON_GetArrayItem(a, 0)->valuedouble;
+	*pw = cJSON_GetArrayItem(a, 1)->valuedouble;
+	return 1;
+}
+
+static float *pattern(uint64_t n)
+{
+	float *v = malloc(n * sizeof *v);
+	uint64_t k;
+
+	assert_non_null(v);
+	for (k = 0; k < n; k++)
+		v[k] = (float)((k * 7) % 23);
+	return v;
+}
+
+/* Worked cases of the rule (fit_squeezed() in sink_png.c): within 1:4 the
+ * cells stay square (exactly 4:1 included); beyond, the heatmap is 1:4 or
+ * a little squarer, and "cell" says the pixels per cell of each axis. */
+static void test_aspect_table(void **state)
+{
+	static const struct {
+		uint64_t R, C;
+		unsigned size;
+		int equal;
+		int hh, hw;
+		double ph, pw;	/* "cell", 0: absent */
+	} c[] = {
+		/* tall: 2048 rows of blocks of 4000 / 2048, columns 128 px */
+		{ 4000, 4, 0, 0, 2048, 512, 0.512, 128 },
+		{ 4, 4000, 0, 0, 512, 2048, 128, 0.512 },
+		/* the true ratio under aspect_equal: 2 pixels for 4 columns */
+		{ 4000, 4, 0, 1, 2048, 2, 0, 0 },
+		/* near square and exactly 1:4: square cells as before */
+		{ 100, 30, 0, 0, 500, 150, 0, 0 },
+		{ 400, 100, 0, 0, 400, 100, 0, 0 },
+		/* just beyond 1:4: 401 rows averaged to 400 pixels */
+		{ 401, 100, 0, 0, 400, 100, 400.0 / 401, 1 },
+		/* the 5 x 300: rows 15 pixels tall */
+		{ 5, 300, 0, 0, 75, 300, 15, 1 },
+		/* small and tall: both axes repeated, 12 x 40 pixel cells */
+		{ 40, 3, 0, 0, 480, 120, 12, 40 },
+		/* --size 100 on 1000 x 10: 3 pixels per column, 1:3.3 */
+		{ 1000, 10, 100, 0, 100, 30, 0.1, 3 },
+	};
+	struct pe_sink_opts o;
+	struct image im;
+	uint64_t shape[2];
+	double ph, pw;
+	float *v;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof c / sizeof c[0]; i++) {
+		memset(&o, 0, sizeof o);
+		o.size = c[i].size;
+		o.aspect_equal = c[i].equal;
+		o.no_colorbar = 1;
+		shape[0] = c[i].R;
+		shape[1] = c[i].C;
+		v = pattern(c[i].R * c[i].C);
+		render_decode_shape(v, PE_F32, 2, shape, &o, &im);
+		if (im.hh != c[i].hh || im.hw != c[i].hw)
+			fail_msg("%llu x %llu: heatmap %d x %d, expected %d x %d",
+				 (unsigned long long)c[i].R, (unsigned long long)c[i].C, im.hw, im.hh,
+				 c[i].hw, c[i].hh);
+		assert_int_equal(hm_cell(&im, &ph, &pw), c[i].ph != 0);
+		assert_close(ph, c[i].ph, 0, 1e-15);
+		assert_close(pw, c[i].pw, 0, 1e-15);
+		image_free(&im);
+		free(v);
+	}
+}
+
+/* The rule's invariants over many shapes and sizes: the longer side within
+ * size; beyond 1:4 a ratio in [3, 4] with "cell"; within it square cells
+ * and no "cell"; on every axis whole pixels per cell (a multiple of the
+ * cells) or fewer pixels than cells (averaged). */
+static void test_aspect_invariants(void **state)
+{
+	static const uint64_t dims[] = { 1, 3, 7, 50, 333, 1000 };
+	static const unsigned sizes[] = { 0, 40, 300 };
+	struct pe_sink_opts o;
+	struct image im;
+	uint64_t shape[2], R, C, L, S;
+	int lp, sp, squeezed;
+	double ph, pw;
+	float *v;
+	size_t a, b, s;
+
+	(void)state;
+	for (a = 0; a < 6; a++) {
+		for (b = 0; b < 6; b++) {
+			for (s = 0; s < 3; s++) {
+				R = dims[a];
+				C = dims[b];
+				memset(&o, 0, sizeof o);
+				o.size = sizes[s];
+				o.no_colorbar = 1;
+				shape[0] = R;
+				shape[1] = C;
+				v = pattern(R * C);
+				render_decode_shape(v, PE_F32, 2, shape, &o, &im);
+				L = R > C ? R : C;
+				S = R > C ? C : R;
+				lp = R > C ? im.hh : im.hw;
+				sp = R > C ? im.hw : im.hh;
+				squeezed = hm_cell(&im, &ph, &pw);
+				assert_true(lp <= (sizes[s] ? (int)sizes[s] : 2048));
+				assert_true(lp >= sp);
+				if (L > 4 * S) {
+					assert_true(squeezed);
+					if (lp > 4 * sp || 3 * sp > lp)
+						fail_msg("%llu x %llu size %u: %d x %d",
+							 (unsigned long long)R,
+							 (unsigned long long)C, sizes[s], im.hw, im.hh);
+					assert_close(ph, (double)im.hh / (double)R, 0, 1e-15);
+					assert_close(pw, (double)im.hw / (double)C, 0, 1e-15);
+				} else {
+					assert_false(squeezed);
+					if (lp >= (int)L)
+						assert_true((uint64_t)im.hh / R == (uint64_t)im.hw / C);
+				}
+				assert_true((uint64_t)im.hh < R || (uint64_t)im.hh % R == 0);
+				assert_true((uint64_t)im.hw < C || (uint64_t)im.hw % C == 0);
+				image_free(&im);
+				free(v);
+			}
+		}
+	}
+}
+
+/* colour index as matplotlib computes it for vmin 0 and vmax 1, for a
+ * value not within 1e-6 of an index boundary */
+static int mpl_index(double x)
+{
+	double t = 256.0 * x;
+
+	assert_true(fabs(t - floor(t + 0.5)) > 1e-6 || t < 0.5);
+	return t >= 255 ? 255 : t < 0 ? 0 : (int)floor(t);
+}
+
+/* A tall 4000 x 4 matrix at 1:4: pixel row i is the mean of rows floor(i
+ * * 4000 / 2048) .. floor((i + 1) * 4000 / 2048) - 1, each column a
+ * 128-pixel band of one colour.  Values v(r, c) = (r mod 100) / 400 + c /
+ * 8 + 1 / 1024: 256 x a block mean (of 1 or 2 rows) is then at least 0.01
+ * from a whole number, so its colour index is beyond doubt; checked at
+ * every pixel. */
+static void test_squeezed_means(void **state)
+{
+	const uint64_t R = 4000, C = 4;
+	uint64_t shape[2] = { R, C }, r, r0, r1;
+	float *v = malloc(R * C * sizeof *v);
+	struct pe_sink_opts o;
+	struct image im;
+	unsigned char lut[768];
+	double mean;
+	int i, x, c;
+
+	(void)state;
+	assert_non_null(v);
+	for (r = 0; r < R; r++)
+		for (c = 0; c < (int)C; c++)
+			v[r * C + (uint64_t)c] =
+				(float)(r % 100) / 400.0f + (float)c / 8.0f + 1.0f / 1024;
+	memset(&o, 0, sizeof o);
+	o.has_vmin = o.has_vmax = 1;
+	o.vmin = 0;
+	o.vmax = 1;
+	render_decode_shape(v, PE_F32, 2, shape, &o, &im);
+	assert_int_equal(im.hh, 2048);
+	assert_int_equal(im.hw, 512);
+	pe_colormap_lut(pe_colormap_by_name("viridis"), lut);
+	for (i = 0; i < 2048; i++) {
+		r0 = (uint64_t)i * R / 2048;
+		r1 = (uint64_t)(i + 1) * R / 2048;
+		for (c = 0; c < (int)C; c++) {
+			mean = 0;
+			for (r = r0; r < r1; r++)
+				mean += (double)v[r * C + (uint64_t)c];
+			mean /= (double)(r1 - r0);
+			for (x = 0; x < 128; x++)
+				if (memcmp(pixel(&im, im.x + 128 * c + x, im.y + i),
+					   lut + 3 * mpl_index(mean), 3) != 0)
+					fail_msg("pixel (%d, %d): not the colour of mean %g",
+						 128 * c + x, i, mean);
+		}
+	}
+	image_free(&im);
+	free(v);
+}
+
+/* A wide 5 x 300 at 1:4 is 75 pixels tall: rows 0, 2 and 4 labelled (not
+ * row 0 alone), and both axis titles clear of everything. */
+static void test_squeezed_labels(void **state)
+{
+	float *v = pattern(5 * 300);
+	struct pe_sink_opts o;
+	struct image im;
+	int ticks[8], n, k, x, y;
+	char lab[4];
+
+	(void)state;
+	memset(&o, 0, sizeof o);
+	o.xlabel = "dimension";
+	o.ylabel = "position";
+	render_decode(v, PE_F32, 2, 5, 300, &o, NULL, &im);
+	assert_int_equal(im.hh, 75);
+	n = find_ticks(&im, 1, im.x - 2, ticks, 8);
+	assert_int_equal(n, 3);
+	for (k = 0; k < n; k++) {
+		assert_int_equal(ticks[k], im.y + 15 * 2 * k + 7);
+		snprintf(lab, sizeof lab, "%d", 2 * k);
+		assert_int_equal(find_text(&im, lab, 2, 0, 2, 0, im.x - 2, ticks[k] - 10,
+					   ticks[k] + 3, &x, &y), 1);
+	}
+	assert_int_equal(find_text(&im, "dimension", 2, 0, 4, 0, im.w - 1, im.y + im.hh,
+				   im.h - 1, &x, &y), 1);
+	assert_int_equal(find_text(&im, "position", 2, 1, 4, 0, im.x - 1, 0, im.h - 1, &x, &y),
+			 1);
+	image_free(&im);
+	free(v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1243,6 +1501,10 @@ int main(void)
 		cmocka_unit_test(test_axis_titles_crowded),
 		cmocka_unit_test(test_heatmap_label_keys),
 		cmocka_unit_test(test_label_range),
+		cmocka_unit_test(test_aspect_table),
+		cmocka_unit_test(test_aspect_invariants),
+		cmocka_unit_test(test_squeezed_means),
+		cmocka_unit_test(test_squeezed_labels),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
