@@ -1225,7 +1225,7 @@ static void test_refusals(void **state)
 	assert_non_null(strstr(err.msg, "--vmin"));
 }
 
-/* ---- shape: the 1:4 rule ---- */
+/* ---- shape: the 1:4 rule, panels, no_axes ---- */
 
 static void render_decode_shape(const void *data, enum pe_dtype dt, int ndim,
 				const uint64_t *shape, const struct pe_sink_opts *o,
@@ -1475,6 +1475,267 @@ static void test_squeezed_labels(void **state)
 	free(v);
 }
 
+/* panels[k] of posenc:heatmap */
+static void hm_panel(const struct image *im, int k, int r[4])
+{
+	cJSON *a = cJSON_GetObjectItem(im->heatmap, "panels"), *p;
+	int j;
+
+	assert_non_null(a);
+	p = cJSON_GetArrayItem(a, k);
+	assert_true(cJSON_IsArray(p) && cJSON_GetArraySize(p) == 4);
+	for (j = 0; j < 4; j++)
+		r[j] = cJSON_GetArrayItem(p, j)->valueint;
+}
+
+/* 12 heads of 4 x 4, head k all k but cell (0, 0) of heads 0 and 11 at
+ * 5.5: a 4 x 3 grid, head 1 right of head 0 and head 4 below it, equal
+ * pitches; titles "head K" centred above each panel with a clear margin;
+ * one colour scale (0 and 11 the end colours, 5.5 the same colour in both
+ * panels, index 128); every panel labelled; the axis titles once; the
+ * colour bar right of every panel and as tall as the grid. */
+static void test_panels(void **state)
+{
+	float v[12 * 16];
+	uint64_t shape[3] = { 12, 4, 4 };
+	struct pe_sink_opts o;
+	struct image im;
+	unsigned char lut[768];
+	int pr[12][4], k, x, y, tw, right = 0, bx;
+	char buf[24];
+	cJSON *s;
+
+	(void)state;
+	for (k = 0; k < 12 * 16; k++)
+		v[k] = (float)(k / 16);
+	v[0] = v[11 * 16] = 5.5f;
+	memset(&o, 0, sizeof o);
+	o.xlabel = "key";
+	o.ylabel = "query";
+	render_decode_shape(v, PE_F32, 3, shape, &o, &im);
+	s = cJSON_GetObjectItem(im.heatmap, "shape");
+	assert_int_equal(cJSON_GetArraySize(s), 3);
+	assert_int_equal(cJSON_GetArrayItem(s, 0)->valueint, 12);
+	assert_int_equal(cJSON_GetArrayItem(s, 1)->valueint, 4);
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(im.heatmap, "panels")), 12);
+	assert_null(cJSON_GetObjectItem(im.heatmap, "cell"));
+	for (k = 0; k < 12; k++) {
+		hm_panel(&im, k, pr[k]);
+		assert_int_equal(pr[k][2], 128);	/* 512 / 4 columns, 4 x 32 */
+		assert_int_equal(pr[k][3], 128);
+		assert_int_equal(pr[k][0], pr[0][0] + (k % 4) * (pr[1][0] - pr[0][0]));
+		assert_int_equal(pr[k][1], pr[0][1] + (k / 4) * (pr[4][1] - pr[0][1]));
+		if (pr[k][0] + pr[k][2] > right)
+			right = pr[k][0] + pr[k][2];
+	}
+	assert_int_equal(pr[0][0], im.x);
+	assert_int_equal(pr[0][1], im.y);
+	assert_true(pr[1][0] > pr[0][0] + 128 + 30);	/* room for the next row labels */
+	assert_true(pr[4][1] > pr[0][1] + 128 + 30);	/* the labels, the next title */
+	pe_colormap_lut(pe_colormap_by_name("viridis"), lut);
+	for (k = 0; k < 12; k++) {
+		/* cell (2, 2) of head k: index floor(256 k / 11) */
+		assert_memory_equal(pixel(&im, pr[k][0] + 80, pr[k][1] + 80),
+				    lut + 3 * (k == 11 ? 255 : 256 * k / 11), 3);
+		snprintf(buf, sizeof buf, "head %d", k);
+		tw = pe_font_width(buf, 2);
+		assert_int_equal(find_text(&im, buf, 2, 0, 2, pr[k][0] - 20, pr[k][0] + 128,
+					   pr[k][1] - 40, pr[k][1] - 1, &x, &y), 1);
+		assert_true(abs(x + tw / 2 - (pr[k][0] + 64)) <= 1);
+		assert_true(y + 14 < pr[k][1] - 7);	/* above the first row label */
+		assert_int_equal(find_text(&im, "0", 2, 0, 2, pr[k][0] - 30, pr[k][0] - 2,
+					   pr[k][1] - 7, pr[k][1] + 16, &x, &y), 1);
+		assert_int_equal(find_text(&im, "0", 2, 0, 2, pr[k][0] - 5, pr[k][0] + 30,
+					   pr[k][1] + 128, pr[k][1] + 150, &x, &y), 1);
+	}
+	assert_memory_equal(pixel(&im, pr[0][0] + 10, pr[0][1] + 10), lut + 3 * 128, 3);
+	assert_memory_equal(pixel(&im, pr[11][0] + 10, pr[11][1] + 10), lut + 3 * 128, 3);
+	assert_int_equal(find_text(&im, "key", 2, 0, 4, 0, im.w - 1, 0, im.h - 1, &x, &y), 1);
+	assert_true(y > pr[8][1] + 128 + 14);
+	assert_int_equal(find_text(&im, "query", 2, 1, 4, 0, im.w - 1, 0, im.h - 1, &x, &y), 1);
+	assert_true(x + 14 < pr[0][0] - 20);
+	/* the colour bar: its top row is the last colour, right of the panels */
+	for (bx = right + 1; bx < im.w; bx++)
+		if (memcmp(pixel(&im, bx, im.y + 1), lut + 3 * 255, 3) == 0)
+			break;
+	assert_true(bx < im.w);
+	assert_memory_equal(pixel(&im, bx, pr[8][1] + 127), lut, 3);
+	image_free(&im);
+}
+
+/* Panels of a 3-D result that is not square (5 heads of 6 x 8): every
+ * panel the same size, whole pixels per cell, within the image, apart. */
+static void test_panels_layout(void **state)
+{
+	float v[5 * 48];
+	uint64_t shape[3] = { 5, 6, 8 };
+	struct pe_sink_opts o;
+	struct image im;
+	int pr[5][4], k, j;
+
+	(void)state;
+	for (k = 0; k < 5 * 48; k++)
+		v[k] = (float)(k % 13);
+	memset(&o, 0, sizeof o);
+	o.title = "five heads";
+	render_decode_shape(v, PE_F32, 3, shape, &o, &im);
+	for (k = 0; k < 5; k++) {
+		hm_panel(&im, k, pr[k]);
+		assert_int_equal(pr[k][2], pr[0][2]);
+		assert_int_equal(pr[k][3], pr[0][3]);
+		assert_int_equal(pr[k][2] % 8, 0);
+		assert_int_equal(pr[k][3] % 6, 0);
+		assert_true(pr[k][0] >= 0 && pr[k][0] + pr[k][2] <= im.w);
+		assert_true(pr[k][1] > 7 + 14 && pr[k][1] + pr[k][3] <= im.h);
+		for (j = 0; j < k; j++)
+			assert_true(pr[j][0] + pr[j][2] + 20 < pr[k][0] ||
+				    pr[k][0] + pr[k][2] + 20 < pr[j][0] ||
+				    pr[j][1] + pr[j][3] + 20 < pr[k][1]);
+	}
+	assert_int_equal(find_text(&im, "five heads", 2, 0, 4, 0, im.w - 1, 0, 30, &k, &j), 1);
+	image_free(&im);
+}
+
+/* A 3-D result with more than 1024 heads, or a --size that cannot hold
+ * its grid, is refused. */
+static void test_panels_refused(void **state)
+{
+	struct pe_error err = { PE_OK, "" };
+	float *v = calloc(1025 * 4, sizeof *v);
+	uint64_t shape[3] = { 1025, 2, 2 };
+	struct pe_sink_opts o;
+	char *path;
+
+	(void)state;
+	assert_non_null(v);
+	memset(&o, 0, sizeof o);
+	path = render_shape(v, PE_F32, 3, shape, &o, NULL, &err);
+	assert_null(path);
+	assert_int_equal(err.code, PE_ERR_USAGE);
+	assert_non_null(strstr(err.msg, "1024"));
+	shape[0] = 12;
+	o.size = 3;	/* a 4 x 3 grid needs 4 */
+	path = render_shape(v, PE_F32, 3, shape, &o, NULL, &err);
+	assert_null(path);
+	assert_non_null(strstr(err.msg, "--size 4"));
+	o.size = 4;
+	path = render_shape(v, PE_F32, 3, shape, &o, NULL, &err);
+	assert_non_null(path);
+	remove(path);
+	free(path);
+	free(v);
+}
+
+/* The colour of value k of a ramp 0 .. n - 1 (n >= 2) under matplotlib's
+ * rule: floor(256 k / (n - 1)), at most 255. */
+static const unsigned char *ramp_rgb(const unsigned char *lut, int k, int n)
+{
+	int idx = 256 * k / (n - 1);
+
+	return lut + 3 * (idx > 255 ? 255 : idx);
+}
+
+/* no_axes: the image is the heatmap, one pixel per cell as imsave writes
+ * it (a 3 x 5 ramp is 5 x 3 pixels of the ramp's colours), whole factors
+ * with size, a tall matrix that fits keeps its shape, one that must be
+ * averaged follows the 1:4 rule; titles and axis titles are not drawn. */
+static void test_no_axes(void **state)
+{
+	float v[15], *big;
+	struct pe_sink_opts o;
+	struct image im;
+	unsigned char lut[768];
+	int k, x, y;
+	double ph, pw;
+
+	(void)state;
+	for (k = 0; k < 15; k++)
+		v[k] = (float)k;
+	pe_colormap_lut(pe_colormap_by_name("viridis"), lut);
+	memset(&o, 0, sizeof o);
+	o.no_axes = 1;
+	o.xlabel = "dimension";	/* ignored: no text */
+	o.ylabel = "position";
+	render_decode(v, PE_F32, 2, 3, 5, &o, NULL, &im);
+	assert_int_equal(im.w, 5);
+	assert_int_equal(im.h, 3);
+	assert_int_equal(im.x, 0);
+	assert_int_equal(im.y, 0);
+	assert_int_equal(im.hw, 5);
+	assert_int_equal(im.hh, 3);
+	for (k = 0; k < 15; k++)
+		assert_memory_equal(pixel(&im, k % 5, k / 5), ramp_rgb(lut, k, 15), 3);
+	image_free(&im);
+
+	o.size = 12;	/* 2 pixels per cell */
+	render_decode(v, PE_F32, 2, 3, 5, &o, NULL, &im);
+	assert_int_equal(im.w, 10);
+	assert_int_equal(im.h, 6);
+	for (y = 0; y < 6; y++)
+		for (x = 0; x < 10; x++)
+			assert_memory_equal(pixel(&im, x, y), ramp_rgb(lut, y / 2 * 5 + x / 2, 15),
+					    3);
+	image_free(&im);
+
+	/* 300 x 5 fits: 5 x 300 pixels, as imsave */
+	o.size = 0;
+	big = pattern(3000 * 10);
+	render_decode(big, PE_F32, 2, 300, 5, &o, NULL, &im);
+	assert_int_equal(im.w, 5);
+	assert_int_equal(im.h, 300);
+	assert_false(hm_cell(&im, &ph, &pw));
+	image_free(&im);
+	/* 3000 x 10 does not fit 2048: averaged, 1:4 (520 x 2048) */
+	render_decode(big, PE_F32, 2, 3000, 10, &o, NULL, &im);
+	assert_int_equal(im.h, 2048);
+	assert_int_equal(im.w, im.hw);
+	assert_true(im.w * 4 >= 2048 && im.w * 3 <= 2048);
+	assert_true(hm_cell(&im, &ph, &pw));
+	image_free(&im);
+	/* aspect_equal: the true shape, averaged */
+	o.aspect_equal = 1;
+	render_decode(big, PE_F32, 2, 3000, 10, &o, NULL, &im);
+	assert_int_equal(im.h, 2048);
+	assert_int_equal(im.w, 7);
+	image_free(&im);
+	free(big);
+}
+
+/* no_axes with panels: untitled, 2 white pixels apart, the image the grid
+ * alone. */
+static void test_no_axes_panels(void **state)
+{
+	float v[12 * 16];
+	uint64_t shape[3] = { 12, 4, 4 };
+	struct pe_sink_opts o;
+	struct image im;
+	unsigned char lut[768];
+	int pr[4], k, x, y;
+
+	(void)state;
+	for (k = 0; k < 12 * 16; k++)
+		v[k] = (float)(k / 16);
+	memset(&o, 0, sizeof o);
+	o.no_axes = 1;
+	render_decode_shape(v, PE_F32, 3, shape, &o, &im);
+	assert_int_equal(im.w, 4 * 4 + 3 * 2);
+	assert_int_equal(im.h, 3 * 4 + 2 * 2);
+	pe_colormap_lut(pe_colormap_by_name("viridis"), lut);
+	for (k = 0; k < 12; k++) {
+		hm_panel(&im, k, pr);
+		assert_int_equal(pr[0], (k % 4) * 6);
+		assert_int_equal(pr[1], (k / 4) * 6);
+		for (y = 0; y < 4; y++)
+			for (x = 0; x < 4; x++)
+				assert_memory_equal(pixel(&im, pr[0] + x, pr[1] + y),
+						    ramp_rgb(lut, k, 12), 3);
+	}
+	for (y = 0; y < im.h; y++)
+		for (x = 4; x < im.w; x += 6)
+			assert_rgb(pixel(&im, x, y), 0xff, 0xff, 0xff);
+	image_free(&im);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1505,6 +1766,11 @@ int main(void)
 		cmocka_unit_test(test_aspect_invariants),
 		cmocka_unit_test(test_squeezed_means),
 		cmocka_unit_test(test_squeezed_labels),
+		cmocka_unit_test(test_panels),
+		cmocka_unit_test(test_panels_layout),
+		cmocka_unit_test(test_panels_refused),
+		cmocka_unit_test(test_no_axes),
+		cmocka_unit_test(test_no_axes_panels),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
