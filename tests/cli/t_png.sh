@@ -231,3 +231,20 @@ run generate alibi --heads 12 -n 64 --no-axes -o "$T/bare_heads.png"
 check "--no-axes, 12 heads: 4 x 3 panels 2 pixels apart" ok_and \
 	[ "$(png "$T/bare_heads.png" size)" = "262 196" ]
 
+# --- docs/gallery.md: every image is what its command draws, at its size ---
+gallery=$here/../../docs
+rm -rf "$T/gallery"
+sh "$gallery/make-gallery.sh" "$POSENC" "$T/gallery" >"$T/out" 2>"$T/err"
+status=$?
+check "gallery: make-gallery.sh made every image" ok_and \
+	[ "$(ls "$T/gallery" | wc -l)" -eq "$(grep -c '^\./posenc ' "$gallery/gallery.md")" ]
+sed -n 's|^<img src="img/\([^"]*\)" width="\([0-9]*\)" height="\([0-9]*\)".*|\1 \2 \3|p' \
+	"$gallery/gallery.md" >"$T/gallery.txt"
+while read -r g_name g_w g_h; do
+	check "gallery $g_name: drawn at the recorded $g_w x $g_h" ok_and \
+		[ "$(png "$T/gallery/$g_name" size)" = "$g_w $g_h" ]
+	check "gallery $g_name: the committed image is what the command draws" ok_and \
+		png "$T/gallery/$g_name" same "$gallery/img/$g_name"
+done <"$T/gallery.txt"
+check "gallery: every image listed has a command" ok_and \
+	[ "$(wc -l <"$T/gallery.txt")" -eq "$(ls "$T/gallery" | wc -l)" ]
