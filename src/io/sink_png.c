@@ -4,9 +4,13 @@
  *
  * What is drawn: a matrix R x C with rows (positions) top to bottom and
  * columns (dimensions) left to right, as matplotlib's imshow shows it; a
- * 3-D result is its streaming view (the heads stacked, H*N rows); a 1-D
- * result of K values is one row of K cells, a strip at least STRIP_MIN
- * pixels tall.
+ * 3-D result H x N x M (its rows arrive as H * N stacked rows) is a grid of
+ * H panels of N x M, titled "head K", in the columns x rows nearest to
+ * square (ceil(sqrt(H)) columns for square panels), with one colour scale
+ * (the data's range over all heads) and one colour bar; a 1-D result of K
+ * values is one row of K cells, a strip at least STRIP_MIN pixels tall (it
+ * has no row axis, so no shape rule: 32 pixels hold the colours without
+ * making a vector look like a matrix).  At most PANELS_MAX panels.
  *
  * Size: the heatmap's longer side is at most opts->size pixels.  When the
  * matrix fits, each cell becomes a k x k square of one colour, k the
@@ -16,6 +20,24 @@
  * --size: small matrices (longer side under AUTO_MIN) are scaled up by a
  * whole factor to about AUTO_MIN pixels, larger ones keep one pixel per
  * cell up to AUTO_MAX, beyond which they are averaged down to AUTO_MAX.
+ * Panels: n = max(columns, rows) panels share size along the grid's longer
+ * side (each panel's budget is size / n, and the automatic size is that of
+ * one matrix of n N x n M cells).
+ *
+ * Shape (unless opts->aspect_equal): a matrix longer than 4 times its
+ * width (or wider than 4 times its height) is drawn at 1:4 rather than as
+ * a sliver: its long axis averaged down, or its short axis repeated, each
+ * axis by the rule above on its own, so cells are rectangles of whole
+ * pixels (fit_squeezed() says how the ratio stays in [3, 4] with uniform
+ * cells).
+ *
+ * opts->no_axes: the heatmap's pixels alone, as matplotlib's imsave
+ * writes them: no margins, frame, text or colour bar.  Without --size a
+ * matrix keeps one pixel per cell up to AUTO_MAX (no scaling up); a matrix
+ * that fits one or more whole pixels per cell keeps its true shape (imsave
+ * writes it so); one that must be averaged follows the shape rule.  Panels
+ * are drawn on the same grid, BARE_GAP white pixels apart, untitled, and
+ * size counts the gaps.
  *
  * Memory: the cells are accumulated as the rows stream in, into a sum
  * buffer of at most the heatmap's size (never the whole table), while the
@@ -28,20 +50,32 @@
  *
  * Axes: tick labels are the cells' real indices, origin + i * step
  * (struct pe_sink_opts; a 1-D result has only the column axis), ticks at
- * round labels (pe_png_ticks() in io/sink_png.h).  An x-axis title goes
- * centred under the column labels, a y-axis title left of the row labels
- * turned to read bottom to top; each of them, the title, the tick labels
- * and the colour bar get their own room, so no text covers another or the
- * heatmap.  A 1-D result has no row axis, so no y-axis title either.
+ * round labels (pe_png_ticks() in io/sink_png.h); every panel has its own.
+ * An x-axis title goes centred under the column labels, a y-axis title
+ * left of the row labels turned to read bottom to top (both once, centred
+ * on the grid of panels); each of them, the title, the panel titles, the
+ * tick labels and the colour bar get their own room, so no text covers
+ * another or a heatmap.  A 1-D result has no row axis, so no y-axis title
+ * either.
  *
  * Text chunks: tEXt "Software" = "posenc VERSION"; iTXt "posenc:meta" =
  * the parameters as JSON (io/metajson.h, the json format's "meta"); iTXt
  * "posenc:heatmap" = how to read the pixels back: {"cmap","vmin","vmax",
- * "nan","shape":[R,C],"heatmap":[x,y,w,h]}, followed by "row_labels":
- * [origin,step] when row r stands for position origin + r * step rather
- * than r, and likewise "col_labels" (each only when not [0,1], so an
- * unlabelled image's text is as it was); iTXt "Title" when a title is
- * given.  No time stamp: the same input gives the same image and text.
+ * "nan","shape":[R,C],"heatmap":[x,y,w,h]}, then:
+ *   "cell":[ph,pw]     pixels per cell along rows and columns (hh / R and
+ *                      hw / C; a fraction on an averaged axis), only when
+ *                      the shape rule made the cells non-square;
+ *   "panels":[[x,y,w,h],...]  a 3-D result's heatmaps, head 0 first; then
+ *                      "shape" is [H,N,M] and "heatmap" is head 0's;
+ *   "row_labels":[origin,step]  when row r stands for position origin +
+ *                      r * step rather than r (each panel's rows alike),
+ *                      and likewise "col_labels";
+ * each only when it applies, so an image without the new features has the
+ * text it had.  Along an axis of n cells drawn h pixels long: h >= n is a
+ * whole multiple k of n and cell r fills pixels k r .. k r + k - 1; h < n
+ * means pixel i is the mean of cells floor(i n / h) .. floor((i + 1) n / h)
+ * - 1 (a 1-D strip's one row fills its height).  iTXt "Title" when a title
+ * is given.  No time stamp: the same input gives the same image and text.
  *
  * libpng reports errors by longjmp; the setjmp stays in write_png() and no
  * jump crosses into the rest of posenc.
@@ -66,6 +100,9 @@
 #define AUTO_MIN 512
 #define AUTO_MAX 2048
 #define STRIP_MIN 32
+#define PANELS_MAX 1024
+#define BARE_GAP 2	/* white pixels between panels with no_axes */
+#define PANEL_GAP 8	/* font pixels between one panel's labels and the next */
 
 static const unsigned char NAN_RGB[3] = { 0xff, 0x00, 0xff };	/* magenta */
 static const unsigned char BG_RGB[3] = { 0xff, 0xff, 0xff };
@@ -79,13 +116,18 @@ struct png_sink {
 	const struct pe_meta *meta;
 	enum pe_dtype dtype;
 	int vector;		/* 1-D: rows arrive one value each, drawn as one row */
-	uint64_t rows, cols;	/* the matrix as drawn */
-	uint64_t seen;		/* rows received */
-	uint32_t gh, gw;	/* cells after averaging */
-	uint32_t cell;		/* pixels per cell side (1 when averaging) */
-	uint32_t strip;		/* pixel height of the heatmap (cell * gh, or more for a strip) */
+	uint64_t panels;	/* 1, or H of a 3-D result */
+	int is3d;		/* a 3-D result: H panels */
+	int titled;		/* panels titled "head K" (3-D, not with no_axes) */
+	uint64_t rows, cols;	/* one panel's matrix as drawn (N x M; 1 x K for 1-D) */
+	uint64_t seen;		/* rows received (of all panels) */
+	uint32_t nc, nr;	/* the grid of panels: columns, rows */
+	uint32_t gh, gw;	/* a panel's cells after averaging */
+	uint32_t kh, kw;	/* pixels per cell along rows / columns (1 when averaged) */
+	uint32_t ph;		/* pixel height of a panel (kh * gh, or more for a strip) */
+	int squeezed;		/* the 1:4 rule changed the shape (cells not square) */
 	uint64_t *rb, *cb;	/* block edges: rows rb[i]..rb[i+1]-1 form cell row i */
-	double *sum;		/* gh * gw block sums */
+	double *sum;		/* panels * gh * gw block sums */
 	double min, max;	/* finite data extremes */
 	int finite;		/* a finite value was seen */
 	/* the image */
@@ -120,11 +162,131 @@ static int labels_fit(int64_t origin, uint64_t step, uint64_t n)
 	return n == 1 || (step <= UINT64_MAX / (n - 1) && (n - 1) * step <= room);
 }
 
+/* How one matrix R x C is drawn: gh x gw cells of kh x kw pixels. */
+struct fit {
+	uint32_t gh, gw, kh, kw;
+	int squeezed;
+};
+
+/* n cells on px pixels: whole pixels per cell when px >= n (px is then a
+ * multiple of n), else px blocks averaged. */
+static void fit_axis(uint64_t n, uint64_t px, uint32_t *g, uint32_t *k)
+{
+	if (px >= n) {
+		*g = (uint32_t)n;
+		*k = (uint32_t)(px / n);
+	} else {
+		*g = (uint32_t)px;
+		*k = 1;
+	}
+}
+
+/* Square cells, the longer side at most size. */
+static void fit_equal(uint64_t R, uint64_t C, uint64_t size, struct fit *f)
+{
+	uint64_t longest = R > C ? R : C;
+
+	memset(f, 0, sizeof *f);
+	if (longest <= size) {
+		f->kh = f->kw = (uint32_t)(size / longest);
+		f->gh = (uint32_t)R;
+		f->gw = (uint32_t)C;
+		return;
+	}
+	f->kh = f->kw = 1;
+	f->gh = (uint32_t)((R * size + longest / 2) / longest);
+	f->gw = (uint32_t)((C * size + longest / 2) / longest);
+	if (f->gh == 0)
+		f->gh = 1;
+	if (f->gw == 0)
+		f->gw = 1;
+}
+
+/*
+ * The 1:4 rule for a matrix whose long side L exceeds 4 x its short side
+ * S.  The long axis alone would take PL0 pixels (a whole factor of L, or
+ * size when averaged).  When S >= PL0 / 4 the short axis is averaged to
+ * ceil(PL0 / 4) pixels; otherwise it is repeated q whole pixels per cell,
+ * and the long axis gets min(PL0, 4 q S) pixels (a whole factor of L when
+ * that is at least L, else averaged).  Of q = 1 .. floor(PL0 / 4S) + 1 the
+ * one with the longest long side whose ratio is between 3 and 4 wins (the
+ * smaller q on a tie, the ratio nearer 4); q = 1 always qualifies (4S
+ * pixels, averaged, exactly 1:4).  Uniform whole-pixel cells rule out an
+ * exact 1:4 in general; this keeps the ratio in [3, 4] and the long side
+ * as close to size as that allows.
+ */
+static void fit_squeezed(uint64_t R, uint64_t C, uint64_t size, struct fit *f)
+{
+	uint64_t L = R > C ? R : C, S = R > C ? C : R, PL0, PL, PS, q, T, pl;
+	uint32_t gl, kl, gs, ks;
+
+	memset(f, 0, sizeof *f);
+	PL0 = L <= size ? size / L * L : size;
+	if (4 * S >= PL0) {
+		PS = (PL0 + 3) / 4;
+		PL = PL0;
+	} else {
+		PL = PS = 0;
+		for (q = 1; q <= PL0 / (4 * S) + 1; q++) {
+			T = 4 * q * S < PL0 ? 4 * q * S : PL0;
+			pl = T >= L ? T / L * L : T;
+			if (pl >= 3 * q * S && pl > PL) {
+				PL = pl;
+				PS = q * S;
+			}
+		}
+	}
+	fit_axis(L, PL, &gl, &kl);
+	fit_axis(S, PS, &gs, &ks);
+	f->gh = R > C ? gl : gs;
+	f->kh = R > C ? kl : ks;
+	f->gw = R > C ? gs : gl;
+	f->kw = R > C ? ks : kl;
+	f->squeezed = 1;
+}
+
+/* A matrix R x C (R, C >= 1) in at most size pixels on its longer side. */
+static void fit_matrix(uint64_t R, uint64_t C, uint64_t size, int equal, struct fit *f)
+{
+	uint64_t L = R > C ? R : C, S = R > C ? C : R;
+
+	if (equal || (L + 3) / 4 <= S)
+		fit_equal(R, C, size, f);
+	else
+		fit_squeezed(R, C, size, f);
+}
+
+/* Panels of (drawn) width / height about a in nc columns: the grid nearest
+ * to square (the wider one on a tie, as ceil(sqrt(H)) columns for square
+ * panels). */
+static void choose_grid(uint64_t H, double a, uint32_t *nc, uint32_t *nr)
+{
+	double best = HUGE_VAL, d;
+	uint64_t c, r;
+
+	for (c = 1; c <= H; c++) {
+		r = (H + c - 1) / c;
+		d = (double)c * a / (double)r;
+		if (d < 1)
+			d = 1 / d;
+		/* within rounding of the best so far counts as a tie */
+		if (d <= best * (1 + 1e-9)) {
+			if (d < best)
+				best = d;
+			*nc = (uint32_t)c;
+			*nr = (uint32_t)r;
+		}
+	}
+}
+
 static int png_begin(struct pe_sink *s, const struct pe_tensor *t, size_t nt,
 		     const struct pe_meta *meta, struct pe_error *err)
 {
 	struct png_sink *p = (struct png_sink *)s;
-	uint64_t longest, size;
+	uint64_t size, n, L;
+	struct fit f;
+	double a;
+	int equal;
 
 	if (nt != 1)
 		return pe_fail(err, PE_ERR_USAGE,
@@ -133,8 +295,16 @@ static int png_begin(struct pe_sink *s, const struct pe_tensor *t, size_t nt,
 	p->meta = meta;
 	p->dtype = t->dtype;
 	p->vector = t->ndim == 1;
-	p->rows = p->vector ? 1 : t->rows;
+	p->panels = t->ndim == 3 ? t->shape[0] : 1;
+	p->is3d = t->ndim == 3;
+	p->titled = p->is3d && !p->o.no_axes;
+	p->rows = p->vector ? 1 : t->ndim == 3 ? t->shape[1] : t->rows;
 	p->cols = p->vector ? t->rows : t->cols;
+	if (p->panels > PANELS_MAX)
+		return pe_fail(err, PE_ERR_USAGE,
+			       "png draws at most %d heads as panels, this result has %llu "
+			       "(draw one with --head, or write npy)",
+			       PANELS_MAX, (unsigned long long)p->panels);
 	if ((!p->vector && !labels_fit(p->o.row_origin, p->o.row_step, p->rows)) ||
 	    !labels_fit(p->o.col_origin, p->o.col_step, p->cols))
 		return pe_fail(err, PE_ERR_USAGE,
@@ -144,29 +314,42 @@ static int png_begin(struct pe_sink *s, const struct pe_tensor *t, size_t nt,
 			       (unsigned long long)p->o.row_step, (long long)p->o.col_origin,
 			       (unsigned long long)(p->cols - 1),
 			       (unsigned long long)p->o.col_step);
-	longest = p->rows > p->cols ? p->rows : p->cols;
+	L = p->rows > p->cols ? p->rows : p->cols;
+	/* the grid; n panels along its longer side share size */
+	a = (double)p->cols / (double)p->rows;
+	if (!p->o.aspect_equal)
+		a = a > 4 ? 4 : a < 0.25 ? 0.25 : a;
+	choose_grid(p->panels, a, &p->nc, &p->nr);
+	n = p->nc > p->nr ? p->nc : p->nr;
 	size = p->o.size;
-	if (size == 0)
-		size = longest < AUTO_MIN ? AUTO_MIN : longest > AUTO_MAX ? AUTO_MAX : longest;
-	if (longest <= size) {
-		p->cell = (uint32_t)(size / longest);
-		p->gh = (uint32_t)p->rows;
-		p->gw = (uint32_t)p->cols;
-	} else {
-		p->cell = 1;
-		p->gh = (uint32_t)((p->rows * size + longest / 2) / longest);
-		p->gw = (uint32_t)((p->cols * size + longest / 2) / longest);
-		if (p->gh == 0)
-			p->gh = 1;
-		if (p->gw == 0)
-			p->gw = 1;
+	if (size == 0) {
+		size = n * L + (p->o.no_axes ? (n - 1) * BARE_GAP : 0);
+		if (size > AUTO_MAX)
+			size = AUTO_MAX;
+		else if (size < AUTO_MIN && !p->o.no_axes)
+			size = AUTO_MIN;
 	}
-	p->strip = p->cell * p->gh;
-	if (p->vector && p->strip < STRIP_MIN)
-		p->strip = STRIP_MIN;
+	if (p->o.no_axes)
+		size = size > (n - 1) * BARE_GAP ? size - (n - 1) * BARE_GAP : 0;
+	size /= n;
+	if (size == 0)
+		return pe_fail(err, PE_ERR_USAGE, "%llu png panels need --size %llu or more",
+			       (unsigned long long)p->panels,
+			       (unsigned long long)(n + (p->o.no_axes ? (n - 1) * BARE_GAP : 0)));
+	/* --no-axes draws the cells one to one, as imsave, when they fit */
+	equal = p->vector || p->o.aspect_equal || (p->o.no_axes && L <= size);
+	fit_matrix(p->rows, p->cols, size, equal, &f);
+	p->gh = f.gh;
+	p->gw = f.gw;
+	p->kh = f.kh;
+	p->kw = f.kw;
+	p->squeezed = f.squeezed;
+	p->ph = p->kh * p->gh;
+	if (p->vector && p->ph < STRIP_MIN)
+		p->ph = STRIP_MIN;
 	p->rb = block_edges(p->rows, p->gh);
 	p->cb = block_edges(p->cols, p->gw);
-	p->sum = calloc((size_t)p->gh * p->gw, sizeof *p->sum);
+	p->sum = calloc((size_t)p->panels * p->gh * p->gw, sizeof *p->sum);
 	if (!p->rb || !p->cb || !p->sum)
 		return pe_fail(err, PE_ERR_NOMEM, "out of memory for a %u x %u heatmap", p->gw,
 			       p->gh);
@@ -210,7 +393,10 @@ static int png_rows(struct pe_sink *s, const void *data, size_t nrows, struct pe
 			p->sum[p->gw == p->cols ? r : block_of(r, p->cols, p->gw)] += v;
 			continue;
 		}
-		line = p->sum + (size_t)(p->gh == p->rows ? r : block_of(r, p->rows, p->gh)) * p->gw;
+		/* row r is row r mod N of panel r / N */
+		line = p->sum + ((size_t)(r / p->rows) * p->gh +
+				 (p->gh == p->rows ? r % p->rows : block_of(r % p->rows, p->rows, p->gh))) *
+					p->gw;
 		if (p->gw == p->cols) {
 			for (c = 0; c < cols; c++) {
 				v = value_at(p, data, k * cols + c);
@@ -402,7 +588,10 @@ static void fmt_tick(double v, char *buf)
 
 struct layout {
 	int fs, th, pad, tick, gap;
-	int hx, hy, hw, hh;	/* heatmap */
+	int hx, hy, hw, hh;	/* heatmap (of the first panel) */
+	int px, py;		/* from one panel's heatmap to the next: across, down */
+	int gw, gh;		/* from the first heatmap's corner to the last one's far edges */
+	int ptw;		/* width of the widest panel title; 0: no panel titles */
 	int cx, cw, ch;		/* colour bar (top at hy) */
 	struct axis r, c;	/* rows (every 0: no ticks), columns */
 	int cblab_w;
@@ -422,6 +611,29 @@ static int centre(uint64_t i, int len, uint64_t n)
 	return (int)(((double)i + 0.5) * len / (double)n);
 }
 
+static void panel_title(uint64_t k, char *buf)
+{
+	snprintf(buf, 32, "head %llu", (unsigned long long)k);
+}
+
+/* Top-left corner of panel k's heatmap. */
+static void panel_at(const struct png_sink *p, const struct layout *L, uint64_t k, int *x, int *y)
+{
+	*x = L->hx + (int)(k % p->nc) * L->px;
+	*y = L->hy + (int)(k / p->nc) * L->py;
+}
+
+/* no_axes: the heatmaps alone, panels BARE_GAP pixels apart. */
+static void plan_bare(struct png_sink *p, struct layout *L)
+{
+	L->px = L->hw + BARE_GAP;
+	L->py = L->hh + BARE_GAP;
+	L->gw = (int)(p->nc - 1) * L->px + L->hw;
+	L->gh = (int)(p->nr - 1) * L->py + L->hh;
+	p->w = L->gw;
+	p->h = L->gh;
+}
+
 /*
  * From left to right: the y-axis title, the row labels, the ticks, the
  * heatmap, the colour bar and its labels; top to bottom: the title, the
@@ -429,15 +641,29 @@ static int centre(uint64_t i, int len, uint64_t n)
  * labels may reach left of the heatmap and past its right edge, the y-axis
  * title above and below it when it is longer than the heatmap is tall:
  * each of these grows the image or moves the heatmap rather than overlap.
+ *
+ * Panels: each panel is a heatmap with its own ticks and labels and its
+ * title above, centred; the panels sit on a grid whose pitch holds the
+ * widest of them (labels and title included) plus PANEL_GAP.  The axis
+ * titles, the title and the colour bar belong to the whole grid; the
+ * colour bar keeps clear of the labels and titles of every row of panels.
+ * One panel without a title is the plain heatmap.
  */
 static void plan(struct png_sink *p, double vmin, double vmax, struct layout *L)
 {
 	int title_w, right, bottom, lastc, left, ylab, xw, yw, w0, off0, top, cb_bottom;
+	int lext, rext, ptr, lastc_rel, bound;
+	double minpx;
+	char buf[32];
 
 	memset(L, 0, sizeof *L);
-	L->hw = (int)(p->cell * p->gw);
-	L->hh = (int)p->strip;
-	L->fs = (L->hw > L->hh ? L->hw : L->hh) >= 160 ? 2 : 1;
+	L->hw = (int)(p->kw * p->gw);
+	L->hh = (int)p->ph;
+	if (p->o.no_axes) {
+		plan_bare(p, L);
+		return;
+	}
+	L->fs = imax((int)p->nc * L->hw, (int)p->nr * L->hh) >= 160 ? 2 : 1;
 	L->th = PE_GLYPH_H * L->fs;
 	L->pad = 5 * L->fs;
 	L->tick = 2 * L->fs + 1;
@@ -445,10 +671,20 @@ static void plan(struct png_sink *p, double vmin, double vmax, struct layout *L)
 	ylab = p->o.ylabel && !p->vector;
 	/* where tick labels may start, right of the y-axis title */
 	left = L->pad + (ylab ? L->th + 2 * L->gap : 0);
+	if (p->titled) {
+		panel_title(p->panels - 1, buf);	/* the widest */
+		L->ptw = text_w(buf, L->fs);
+	}
 
 	axis_init(&L->r, p->rows, p->o.row_origin, p->o.row_step);
 	if (!p->vector) {
-		axis_ticks(&L->r, L->hh, 4.0 * L->th);
+		/* row labels 4 lines apart; an axis under 12 lines tall (a wide
+		 * matrix at 1:4) that has room for 2 labels 2 lines apart
+		 * spaces them less, down to 2 lines, rather than label one row */
+		minpx = 4.0 * L->th;
+		if (L->hh >= 5 * L->th && L->hh < 12 * L->th)
+			minpx = L->hh / 3.0 < 2.0 * L->th ? 2.0 * L->th : L->hh / 3.0;
+		axis_ticks(&L->r, L->hh, minpx);
 		/* the widest label drawn, and at least the last row's as before
 		 * (rows 0..n-1 keep their layout when only 0 is drawn) */
 		L->r.lab_w = imax(imax(label_w(&L->r, L->r.first, L->fs),
@@ -467,29 +703,56 @@ static void plan(struct png_sink *p, double vmin, double vmax, struct layout *L)
 	off0 = centre(L->c.first, L->hw, L->c.n);
 	if (L->hx + off0 - w0 / 2 < (ylab ? left : L->gap))
 		L->hx = (ylab ? left : L->gap) + w0 / 2 - off0;
-	L->hy = L->pad + (p->o.title ? L->th + 2 * L->gap : 0) + L->th / 2 + 1;
+	/* nor the panel titles, centred over a heatmap narrower than they are */
+	bound = ylab ? left : L->pad;
+	if (L->ptw && L->hx + L->hw / 2 - L->ptw / 2 < bound)
+		L->hx = bound - L->hw / 2 + L->ptw / 2;
+	L->hy = L->pad + (p->o.title ? L->th + 2 * L->gap : 0) + (L->ptw ? L->th + L->gap : 0) +
+		L->th / 2 + 1;
+
+	/* one panel's reach left and right of its heatmap's left edge */
+	lastc_rel = centre(L->c.last, L->hw, L->c.n) + L->c.lab_w / 2 + 1;
+	rext = imax(L->hw + 1, lastc_rel);
+	lext = imax(L->r.every ? L->r.lab_w + L->gap + L->tick + 1 : 1, w0 / 2 - off0);
+	if (L->ptw) {
+		rext = imax(rext, L->hw / 2 - L->ptw / 2 + L->ptw);
+		lext = imax(lext, L->ptw / 2 - L->hw / 2);
+	}
+	L->px = lext + rext + PANEL_GAP * L->fs;
+	/* the labels under a panel, a margin, the next title, the row labels'
+	 * reach above its heatmap */
+	L->py = L->hh + 1 + L->tick + L->gap + L->th + 3 * L->gap + (L->ptw ? L->th + L->gap : 0) +
+		L->th / 2 + 1;
+	L->gw = (int)(p->nc - 1) * L->px + L->hw;
+	L->gh = (int)(p->nr - 1) * L->py + L->hh;
 
 	/* the last column label may reach past the heatmap's right edge */
-	lastc = L->hx + centre(L->c.last, L->hw, L->c.n) + L->c.lab_w / 2 + 1;
-	right = L->hx + L->hw + 1;
+	lastc = L->hx + (int)(p->nc - 1) * L->px + lastc_rel;
+	right = L->hx + L->gw + 1;
 	if (lastc > right)
 		right = lastc;
-	bottom = L->hy + L->hh + 1 + L->tick + L->gap + L->th;
+	ptr = L->ptw ? L->hx + (int)(p->nc - 1) * L->px + L->hw / 2 - L->ptw / 2 + L->ptw : 0;
+	if (ptr > right)
+		right = ptr;
+	bottom = L->hy + L->gh + 1 + L->tick + L->gap + L->th;
 
 	cb_bottom = 0;
 	if (!p->o.no_colorbar) {
-		L->ch = L->hh < 5 * L->th ? 5 * L->th : L->hh;
+		L->ch = L->gh < 5 * L->th ? 5 * L->th : L->gh;
 		L->cw = 8 * L->fs;
-		L->cx = L->hx + L->hw + 1 + 5 * L->fs;
-		if (L->ch > L->hh && lastc + L->gap > L->cx)
+		L->cx = L->hx + L->gw + 1 + 5 * L->fs;
+		/* beside the labels under the last row, or under the rows above */
+		if ((L->ch > L->gh || p->nr > 1) && lastc + L->gap > L->cx)
 			L->cx = lastc + L->gap;
+		if (p->nr > 1 && ptr + L->gap > L->cx)
+			L->cx = ptr + L->gap;
 		fmt_tick(vmin, L->vmin_s);
 		fmt_tick(vmax, L->vmax_s);
 		fmt_tick(0, L->zero_s);
 		L->cblab_w = text_w(L->vmin_s, L->fs);
 		if (text_w(L->vmax_s, L->fs) > L->cblab_w)
 			L->cblab_w = text_w(L->vmax_s, L->fs);
-		right = L->cx + L->cw + 1 + L->tick + 2 * L->gap + L->cblab_w;
+		right = imax(right, L->cx + L->cw + 1 + L->tick + 2 * L->gap + L->cblab_w);
 		cb_bottom = L->hy + L->ch + 1 + L->th / 2;
 		if (cb_bottom > bottom)
 			bottom = cb_bottom;
@@ -497,10 +760,10 @@ static void plan(struct png_sink *p, double vmin, double vmax, struct layout *L)
 
 	if (p->o.xlabel) {
 		xw = text_w(p->o.xlabel, L->fs);
-		L->xl_x = L->hx + L->hw / 2 - xw / 2;
+		L->xl_x = L->hx + L->gw / 2 - xw / 2;
 		if (L->xl_x < left)
 			L->xl_x = left;
-		L->xl_y = L->hy + L->hh + 1 + L->tick + L->gap + L->th + 2 * L->gap;
+		L->xl_y = L->hy + L->gh + 1 + L->tick + L->gap + L->th + 2 * L->gap;
 		/* below a colour bar taller than the heatmap if it would reach it */
 		if (!p->o.no_colorbar && L->xl_x + xw + L->gap > L->cx &&
 		    L->xl_y < cb_bottom + 2 * L->gap)
@@ -513,7 +776,7 @@ static void plan(struct png_sink *p, double vmin, double vmax, struct layout *L)
 		yw = text_w(p->o.ylabel, L->fs);
 		top = p->o.title ? L->pad + L->th + 2 * L->gap : L->pad;
 		L->yl_x = L->pad;
-		L->yl_y = L->hy + L->hh / 2 - yw / 2;
+		L->yl_y = L->hy + L->gh / 2 - yw / 2;
 		if (L->yl_y < top)
 			L->yl_y = top;
 		if (L->yl_y + yw > bottom)
@@ -525,11 +788,11 @@ static void plan(struct png_sink *p, double vmin, double vmax, struct layout *L)
 	p->h = bottom + L->pad;
 }
 
-/* The title centred over the heatmap, moved left or right to fit. */
+/* The title centred over the heatmaps, moved left or right to fit. */
 static void draw_title(struct png_sink *p, const struct layout *L)
 {
 	int tw = pe_font_width(p->o.title, L->fs);
-	int x = L->hx + L->hw / 2 - tw / 2;
+	int x = L->hx + L->gw / 2 - tw / 2;
 
 	if (x + tw > p->w - L->pad)
 		x = p->w - L->pad - tw;
@@ -547,21 +810,23 @@ static void draw_axis_titles(struct png_sink *p, const struct layout *L)
 				INK_RGB);
 }
 
-static void draw_heatmap(struct png_sink *p, const struct layout *L, const unsigned char *lut,
-			 double vmin, double vmax)
+/* Panel k's cells with their top-left corner at (ox, oy). */
+static void draw_heatmap(struct png_sink *p, const struct layout *L, uint64_t k, int ox, int oy,
+			 const unsigned char *lut, double vmin, double vmax)
 {
 	float vminf = (float)vmin, scalef = (float)(vmax - vmin);
 	double scale = vmax - vmin, mean, n;
+	const double *sum = p->sum + (size_t)k * p->gh * p->gw;
 	uint32_t i, j;
-	int idx, y, x, y0, y1;
+	int idx, y0, y1;
 	const unsigned char *rgb;
 
 	for (i = 0; i < p->gh; i++) {
-		y0 = L->hy + (int)(i * p->cell);
-		y1 = p->vector ? L->hy + L->hh : y0 + (int)p->cell;
+		y0 = oy + (int)(i * p->kh);
+		y1 = p->vector ? oy + L->hh : y0 + (int)p->kh;
 		for (j = 0; j < p->gw; j++) {
 			n = (double)(p->rb[i + 1] - p->rb[i]) * (double)(p->cb[j + 1] - p->cb[j]);
-			mean = p->sum[(size_t)i * p->gw + j] / n;
+			mean = sum[(size_t)i * p->gw + j] / n;
 			if (isnan(mean))
 				idx = -1;
 			else if (vmin == vmax)
@@ -571,35 +836,41 @@ static void draw_heatmap(struct png_sink *p, const struct layout *L, const unsig
 			else
 				idx = pe_colormap_index_f64(mean, vmin, scale);
 			rgb = idx < 0 ? NAN_RGB : lut + 3 * idx;
-			x = L->hx + (int)(j * p->cell);
-			for (y = y0; y < y1; y++)
-				fill_rect(p, x, y, (int)p->cell, 1, rgb);
+			fill_rect(p, ox + (int)(j * p->kw), y0, (int)p->kw, y1 - y0, rgb);
 		}
 	}
-	frame(p, L->hx, L->hy, L->hw, L->hh);
+	if (!p->o.no_axes)
+		frame(p, ox, oy, L->hw, L->hh);
 }
 
-static void draw_axes(struct png_sink *p, const struct layout *L)
+/* Panel k's ticks and labels, its heatmap at (ox, oy), and its title. */
+static void draw_axes(struct png_sink *p, const struct layout *L, uint64_t k, int ox, int oy)
 {
-	char buf[24];
+	char buf[32];
 	uint64_t i;
 	int c, tw;
 
 	for (i = L->r.first; L->r.every && i < L->r.n; i += L->r.every) {
-		c = L->hy + centre(i, L->hh, L->r.n);
-		fill_rect(p, L->hx - 1 - L->tick, c - L->fs / 2, L->tick, L->fs, INK_RGB);
+		c = oy + centre(i, L->hh, L->r.n);
+		fill_rect(p, ox - 1 - L->tick, c - L->fs / 2, L->tick, L->fs, INK_RGB);
 		fmt_label(label_of(&L->r, i), buf);
 		tw = text_w(buf, L->fs);
-		pe_font_draw(p->img, p->w, p->h, L->hx - 1 - L->tick - L->gap - tw, c - L->th / 2,
+		pe_font_draw(p->img, p->w, p->h, ox - 1 - L->tick - L->gap - tw, c - L->th / 2,
 			     buf, L->fs, INK_RGB);
 	}
 	for (i = L->c.first; i < L->c.n; i += L->c.every) {
-		c = L->hx + centre(i, L->hw, L->c.n);
-		fill_rect(p, c - L->fs / 2, L->hy + L->hh + 1, L->fs, L->tick, INK_RGB);
+		c = ox + centre(i, L->hw, L->c.n);
+		fill_rect(p, c - L->fs / 2, oy + L->hh + 1, L->fs, L->tick, INK_RGB);
 		fmt_label(label_of(&L->c, i), buf);
 		tw = text_w(buf, L->fs);
-		pe_font_draw(p->img, p->w, p->h, c - tw / 2, L->hy + L->hh + 1 + L->tick + L->gap,
+		pe_font_draw(p->img, p->w, p->h, c - tw / 2, oy + L->hh + 1 + L->tick + L->gap,
 			     buf, L->fs, INK_RGB);
+	}
+	if (L->ptw) {
+		panel_title(k, buf);
+		tw = text_w(buf, L->fs);
+		pe_font_draw(p->img, p->w, p->h, ox + L->hw / 2 - tw / 2,
+			     oy - L->th / 2 - 1 - L->gap - L->th, buf, L->fs, INK_RGB);
 	}
 }
 
@@ -722,24 +993,44 @@ static char *heatmap_json(const struct png_sink *p, const struct layout *L, doub
 			  double vmax)
 {
 	char a[PE_FMT_BUF], b[PE_FMT_BUF], *s;
-	size_t n = 640, k;	/* ample: the numbers are at most 24 characters */
+	/* ample: the numbers are at most 24 characters, a panel's four at
+	 * most 11 each */
+	size_t n = 640 + (size_t)p->panels * 64, k;
+	uint64_t i;
+	int x, y;
 
 	s = malloc(n);
 	if (!s)
 		return NULL;
 	pe_fmt_f64(vmin, a);
 	pe_fmt_f64(vmax, b);
-	k = (size_t)snprintf(s, n,
-			     "{\"cmap\":\"%s\",\"vmin\":%s,\"vmax\":%s,\"nan\":\"#ff00ff\","
-			     "\"shape\":[%llu,%llu],\"heatmap\":[%d,%d,%d,%d]",
-			     pe_colormap_name(p->o.cmap), a, b, (unsigned long long)p->rows,
-			     (unsigned long long)p->cols, L->hx, L->hy, L->hw, L->hh);
-	if (!p->vector && (L->r.origin != 0 || L->r.step != 1))
+	k = (size_t)snprintf(s, n, "{\"cmap\":\"%s\",\"vmin\":%s,\"vmax\":%s,\"nan\":\"#ff00ff\","
+			     "\"shape\":[", pe_colormap_name(p->o.cmap), a, b);
+	if (p->is3d)
+		k += (size_t)snprintf(s + k, n - k, "%llu,", (unsigned long long)p->panels);
+	k += (size_t)snprintf(s + k, n - k, "%llu,%llu],\"heatmap\":[%d,%d,%d,%d]",
+			      (unsigned long long)p->rows, (unsigned long long)p->cols, L->hx,
+			      L->hy, L->hw, L->hh);
+	if (p->squeezed) {
+		pe_fmt_f64((double)L->hh / (double)p->rows, a);
+		pe_fmt_f64((double)L->hw / (double)p->cols, b);
+		k += (size_t)snprintf(s + k, n - k, ",\"cell\":[%s,%s]", a, b);
+	}
+	if (p->is3d) {
+		k += (size_t)snprintf(s + k, n - k, ",\"panels\":[");
+		for (i = 0; i < p->panels; i++) {
+			panel_at(p, L, i, &x, &y);
+			k += (size_t)snprintf(s + k, n - k, "%s[%d,%d,%d,%d]", i ? "," : "", x, y,
+					      L->hw, L->hh);
+		}
+		k += (size_t)snprintf(s + k, n - k, "]");
+	}
+	if (!p->vector && (p->o.row_origin != 0 || p->o.row_step != 1))
 		k += (size_t)snprintf(s + k, n - k, ",\"row_labels\":[%lld,%llu]",
-				      (long long)L->r.origin, (unsigned long long)L->r.step);
-	if (L->c.origin != 0 || L->c.step != 1)
+				      (long long)p->o.row_origin, (unsigned long long)p->o.row_step);
+	if (p->o.col_origin != 0 || p->o.col_step != 1)
 		k += (size_t)snprintf(s + k, n - k, ",\"col_labels\":[%lld,%llu]",
-				      (long long)L->c.origin, (unsigned long long)L->c.step);
+				      (long long)p->o.col_origin, (unsigned long long)p->o.col_step);
 	snprintf(s + k, n - k, "}");
 	return s;
 }
@@ -751,7 +1042,8 @@ static int png_end(struct pe_sink *s, struct pe_error *err)
 	unsigned char lut[768];
 	double vmin = p->finite ? p->min : 0, vmax = p->finite ? p->max : 1;
 	char *meta = NULL, *hm = NULL, v[PE_FMT_BUF];
-	int rc = -1;
+	uint64_t k;
+	int rc = -1, x, y;
 
 	if (p->o.has_vmin)
 		vmin = p->o.vmin;
@@ -770,13 +1062,19 @@ static int png_end(struct pe_sink *s, struct pe_error *err)
 		return pe_fail(err, PE_ERR_NOMEM, "out of memory for a %d x %d image", p->w, p->h);
 	memset(p->img, BG_RGB[0], (size_t)p->w * (size_t)p->h * 3);
 	pe_colormap_lut(p->o.cmap, lut);
-	draw_heatmap(p, &L, lut, vmin, vmax);
-	draw_axes(p, &L);
-	if (!p->o.no_colorbar)
-		draw_colorbar(p, &L, lut, vmin, vmax);
-	if (p->o.title)
-		draw_title(p, &L);
-	draw_axis_titles(p, &L);
+	for (k = 0; k < p->panels; k++) {
+		panel_at(p, &L, k, &x, &y);
+		draw_heatmap(p, &L, k, x, y, lut, vmin, vmax);
+		if (!p->o.no_axes)
+			draw_axes(p, &L, k, x, y);
+	}
+	if (!p->o.no_axes) {
+		if (!p->o.no_colorbar)
+			draw_colorbar(p, &L, lut, vmin, vmax);
+		if (p->o.title)
+			draw_title(p, &L);
+		draw_axis_titles(p, &L);
+	}
 	if (p->meta) {
 		meta = pe_meta_json(p->meta);
 	} else if ((meta = malloc(3)) != NULL) {

@@ -8,6 +8,8 @@
 #   png.py FILE cell R C NR NC  -> "r g b" at the centre of cell (R, C) of NR x NC
 #   png.py FILE same FILE2      -> exit 0 if both have the same size and pixels
 #   png.py FILE chunks          -> the chunk types in order
+#   png.py FILE hmjson EXPR     -> EXPR of d, the posenc:heatmap object
+#   png.py FILE pcell K R C NR NC -> "r g b" at the centre of cell (R, C) of panel K
 cat >"$T/png.py" <<'EOF'
 import json, struct, sys, zlib
 
@@ -70,6 +72,14 @@ elif cmd in ('hm', 'cell'):
         r, c, nr, nc = map(int, sys.argv[3:7])
         px, py = x + (2 * c + 1) * hw // (2 * nc), y + (2 * r + 1) * hh // (2 * nr)
         print(*rows[py][3 * px:3 * px + 3])
+elif cmd == 'hmjson':
+    d = json.loads(text['posenc:heatmap'])
+    print(eval(sys.argv[3]))
+elif cmd == 'pcell':
+    k, r, c, nr, nc = map(int, sys.argv[3:8])
+    x, y, hw, hh = json.loads(text['posenc:heatmap'])['panels'][k]
+    px, py = x + (2 * c + 1) * hw // (2 * nc), y + (2 * r + 1) * hh // (2 * nr)
+    print(*rows[py][3 * px:3 * px + 3])
 elif cmd == 'same':
     w2, h2, rows2, _, _ = read(sys.argv[3])
     sys.exit(0 if (w, h, rows) == (w2, h2, rows2) else 1)
@@ -159,3 +169,82 @@ fi
 ( "$POSENC" generate sinusoidal -n 2000 -d 2000 -f png 2>"$T/err"; echo $? >"$T/rc" ) | head -c 10 >/dev/null
 check "png | head -c: exit 0" [ "$(cat "$T/rc")" -eq 0 ]
 check "png | head -c: quiet" [ ! -s "$T/err" ]
+
+# --- shape: tables beyond 1:4 are drawn at 1:4, not as slivers ---
+# the heatmap's w and h, and the image's margins around it: "w h mw mh"
+hm_margins() {
+	set -- $(png "$1" size) $(png "$1" hm)
+	[ $# -eq 6 ] && echo "$5 $6 $(($1 - $5)) $(($2 - $6))"
+}
+# w h mw mh: the heatmap is 1:4 to 1:3 and the margins are labels' room
+ratio_ok() {
+	set -- $(hm_margins "$1")
+	[ $# -eq 4 ] && [ "$3" -lt 250 ] && [ "$4" -lt 120 ] &&
+		{ [ $(($1 * 3)) -le "$2" ] && [ "$2" -le $(($1 * 4)) ] ||
+		  [ $(($2 * 3)) -le "$1" ] && [ "$1" -le $(($2 * 4)) ]; }
+}
+run generate sinusoidal -n 1000000 -d 64 -o "$T/tall.png"
+check "1,000,000 x 64: a 512 x 2048 heatmap" ok_and [ "$(png "$T/tall.png" hm | cut -d' ' -f3-)" = "512 2048" ]
+check "1,000,000 x 64: within 1:4, plus margins" ok_and ratio_ok "$T/tall.png"
+check "1,000,000 x 64: cell = 2048 / 10^6 rows, 8 pixels per column" ok_and \
+	[ "$(png "$T/tall.png" hmjson 'd["cell"]')" = "[0.002048, 8]" ]
+run generate sinusoidal -n 5 -d 300 -o "$T/wide.png"
+check "5 x 300: a 300 x 75 heatmap" ok_and [ "$(png "$T/wide.png" hm | cut -d' ' -f3-)" = "300 75" ]
+check "5 x 300: within 1:4, plus margins" ok_and ratio_ok "$T/wide.png"
+check "5 x 300: rows are 15-pixel bands, columns 1 pixel" ok_and \
+	[ "$(png "$T/wide.png" hmjson 'd["cell"]')" = "[15, 1]" ]
+run generate sinusoidal -n 5 -d 300 -o "$T/wide_eq.png" --aspect equal
+check "--aspect equal: 5 x 300 keeps its 300 x 5 strip" ok_and \
+	[ "$(png "$T/wide_eq.png" hm | cut -d' ' -f3-)" = "300 5" ]
+check "--aspect equal: no cell entry" ok_and [ "$(png "$T/wide_eq.png" hmjson '"cell" in d')" = False ]
+
+# --- 3-D results: a grid of head panels ---
+run generate alibi --heads 12 -n 64 -o "$T/heads.png"
+check "alibi 12 heads: 12 panels, 4 columns, 3 rows, shape [12, 64, 64]" ok_and \
+	[ "$(png "$T/heads.png" hmjson 'len(d["panels"]), len({p[0] for p in d["panels"]}), len({p[1] for p in d["panels"]}), d["shape"]')" = "(12, 4, 3, [12, 64, 64])" ]
+check "alibi 12 heads: panels of 128 x 128, none overlapping" ok_and \
+	[ "$(png "$T/heads.png" hmjson 'all(p[2:] == [128, 128] for p in d["panels"]) and all(a == b or a[0] + 128 < b[0] or b[0] + 128 < a[0] or a[1] + 128 < b[1] or b[1] + 128 < a[1] for a in d["panels"] for b in d["panels"])')" = True ]
+check "alibi 12 heads: the image holds them, not a strip" ok_and \
+	[ "$(png "$T/heads.png" hmjson 'max(p[0] + p[2] for p in d["panels"]) > 3 * max(p[1] + p[3] for p in d["panels"]) // 4')" = True ]
+# one scale: the steepest head (8, slope 2^-1/2) reaches the minimum at
+# query 63, key 0; head 0 (slope 1/2) does not; 0 above the diagonal
+check "alibi 12 heads: one colour scale, head 8 holds the minimum" ok_and \
+	[ "$(png "$T/heads.png" pcell 8 63 0 64 64)" = "68 1 84" ]
+check "alibi 12 heads: head 0 is not at the minimum" ok_and \
+	[ "$(png "$T/heads.png" pcell 0 63 0 64 64)" != "68 1 84" ]
+check "alibi 12 heads: 0 is the maximum in every head" ok_and \
+	[ "$(png "$T/heads.png" pcell 5 0 63 64 64)" = "253 231 36" ]
+run generate alibi --heads 12 -n 64 --head 3 -o "$T/head3.png"
+check "alibi --head 3: one heatmap, no panels" ok_and \
+	[ "$(png "$T/head3.png" hmjson '"panels" in d, d["shape"]')" = "(False, [64, 64])" ]
+fails 2 "png of 1025 heads" "png draws at most 1024 heads as panels, this result has 1025 " \
+	generate alibi --heads 1025 -n 2 -o "$T/eo/x.png"
+
+# --- --no-axes: the heatmap's pixels alone ---
+run generate sinusoidal -n 256 -d 128 --no-axes -o "$T/bare.png"
+check "--no-axes: the image is the 128 x 256 heatmap" ok_and \
+	[ "$(png "$T/bare.png" size) $(png "$T/bare.png" hm)" = "128 256 0 0 128 256" ]
+check "--no-axes: cell (0, 1) = cos 0 is the last colour" ok_and [ "$(png "$T/bare.png" cell 0 1 256 128)" = "253 231 36" ]
+run generate sinusoidal -n 256 -d 128 --no-axes --size 64 -o "$T/bare64.png"
+check "--no-axes --size 64: a 32 x 64 image" ok_and [ "$(png "$T/bare64.png" size)" = "32 64" ]
+run generate alibi --heads 12 -n 64 --no-axes -o "$T/bare_heads.png"
+check "--no-axes, 12 heads: 4 x 3 panels 2 pixels apart" ok_and \
+	[ "$(png "$T/bare_heads.png" size)" = "262 196" ]
+
+# --- docs/gallery.md: every image is what its command draws, at its size ---
+gallery=$here/../../docs
+rm -rf "$T/gallery"
+sh "$gallery/make-gallery.sh" "$POSENC" "$T/gallery" >"$T/out" 2>"$T/err"
+status=$?
+check "gallery: make-gallery.sh made every image" ok_and \
+	[ "$(ls "$T/gallery" | wc -l)" -eq "$(grep -c '^\./posenc ' "$gallery/gallery.md")" ]
+sed -n 's|^<img src="img/\([^"]*\)" width="\([0-9]*\)" height="\([0-9]*\)".*|\1 \2 \3|p' \
+	"$gallery/gallery.md" >"$T/gallery.txt"
+while read -r g_name g_w g_h; do
+	check "gallery $g_name: drawn at the recorded $g_w x $g_h" ok_and \
+		[ "$(png "$T/gallery/$g_name" size)" = "$g_w $g_h" ]
+	check "gallery $g_name: the committed image is what the command draws" ok_and \
+		png "$T/gallery/$g_name" same "$gallery/img/$g_name"
+done <"$T/gallery.txt"
+check "gallery: every image listed has a command" ok_and \
+	[ "$(wc -l <"$T/gallery.txt")" -eq "$(ls "$T/gallery" | wc -l)" ]

@@ -146,15 +146,15 @@ static void assert_rgb(const unsigned char *p, unsigned r, unsigned g, unsigned 
 
 /* Render data (ndim, shape) with opts to a fresh file; returns its path
  * (caller frees), or NULL with *err filled when the writer refused. */
-static char *render(const void *data, enum pe_dtype dt, int ndim, uint64_t a, uint64_t b,
-		    const struct pe_sink_opts *o, const struct pe_meta *meta, struct pe_error *err)
+static char *render_shape(const void *data, enum pe_dtype dt, int ndim, const uint64_t *shape,
+			  const struct pe_sink_opts *o, const struct pe_meta *meta,
+			  struct pe_error *err)
 {
 	char *path = pe_temp_path(".png");
 	FILE *fp;
 	struct pe_tensor t;
 	struct src s;
 	struct pe_sink *sink;
-	uint64_t shape[2] = { a, b };
 	int rc;
 
 	memset(&t, 0, sizeof t);
@@ -178,6 +178,14 @@ static char *render(const void *data, enum pe_dtype dt, int ndim, uint64_t a, ui
 		return NULL;
 	}
 	return path;
+}
+
+static char *render(const void *data, enum pe_dtype dt, int ndim, uint64_t a, uint64_t b,
+		    const struct pe_sink_opts *o, const struct pe_meta *meta, struct pe_error *err)
+{
+	uint64_t shape[2] = { a, b };
+
+	return render_shape(data, dt, ndim, shape, o, meta, err);
 }
 
 static void render_decode(const void *data, enum pe_dtype dt, int ndim, uint64_t a, uint64_t b,
@@ -374,7 +382,9 @@ static void test_downsample_averages(void **state)
 	image_free(&im);
 }
 
-/* A long matrix is averaged down to exactly --size on its longer side. */
+/* A long matrix is averaged down to exactly --size on its longer side:
+ * with its true shape under aspect_equal, at 1:4 or a little squarer
+ * otherwise (30 x 100: the 10 columns 3 pixels each). */
 static void test_downsample_shape(void **state)
 {
 	float *v = calloc(1000 * 10, sizeof *v);
@@ -386,9 +396,15 @@ static void test_downsample_shape(void **state)
 	v[0] = 1;
 	memset(&o, 0, sizeof o);
 	o.size = 100;
+	o.aspect_equal = 1;
 	render_decode(v, PE_F32, 2, 1000, 10, &o, NULL, &im);
 	assert_int_equal(im.hh, 100);
 	assert_int_equal(im.hw, 1);
+	image_free(&im);
+	o.aspect_equal = 0;
+	render_decode(v, PE_F32, 2, 1000, 10, &o, NULL, &im);
+	assert_int_equal(im.hh, 100);
+	assert_int_equal(im.hw, 30);
 	image_free(&im);
 	free(v);
 }
@@ -479,12 +495,19 @@ static uint64_t pixels_hash(const struct image *im)
 }
 
 /* Regression anchors: images drawn without the axis-label fields (origin
- * 0, step 1, no axis titles).  The expected hashes, sizes and heatmap texts
+ * 0, step 1, no axis titles) and without the shape fields (aspect_equal,
+ * no_axes, a 3-D result).  The expected hashes, sizes and heatmap texts
  * are what the renderer gave before axis labels and titles were added
  * (commit e0b2d73), recorded by running this test against that code: they
  * pin today's layout and ticks so that later changes to the axes keep such
  * images the same, pixel for pixel.  They are not a check of correctness;
- * the other tests are. */
+ * the other tests are.
+ *
+ * The 1:4 shape rule changed the two matrices beyond 1:4 (3000 x 700 and
+ * 1000 x 10): their old images are now what aspect_equal draws, pinned by
+ * the entries marked "equal" with the old hashes; the entries marked
+ * "1:4" were recorded from the renderer that brought the rule, after
+ * looking at the images (512 x 2048 and 30 x 100 heatmaps). */
 struct anchor {
 	const char *what;
 	enum pe_dtype dt;
@@ -493,6 +516,7 @@ struct anchor {
 	unsigned size;
 	int no_colorbar;
 	const char *title;
+	int equal;
 	int w, h;
 	uint64_t hash;
 	const char *heatmap;
@@ -531,45 +555,54 @@ static void *anchor_data(const struct anchor *c, int nan)
 
 static const struct anchor anchors[] = {
 	{ "4x4 scaled up, colour bar", PE_F32, 2, 4, 4, 0, 0, NULL,
-	  651, 564, 0xc5a824d6e1282f04u,
+	  0, 651, 564, 0xc5a824d6e1282f04u,
 	  "{\"cmap\":\"viridis\",\"vmin\":-0.75,\"vmax\":0.75,\"nan\":\"#ff00ff\","
 	  "\"shape\":[4,4],\"heatmap\":[30,18,512,512]}" },
 	{ "7x5 scaled up, title, no colour bar, NaN", PE_F32, 2, 7, 5, 0, 1, "anchor: 7 x 5",
-	  406, 585, 0x2a440d6cc9c5364au,
+	  0, 406, 585, 0x2a440d6cc9c5364au,
 	  "{\"cmap\":\"viridis\",\"vmin\":0,\"vmax\":0.9399999976158142,\"nan\":\"#ff00ff\","
 	  "\"shape\":[7,5],\"heatmap\":[30,40,365,511]}" },
-	{ "3000x700 averaged down", PE_F32, 2, 3000, 700, 0, 0, NULL,
-	  605, 2100, 0x505592f9e95820c4u,
+	{ "3000x700 averaged down, equal", PE_F32, 2, 3000, 700, 0, 0, NULL,
+	  1, 605, 2100, 0x505592f9e95820c4u,
 	  "{\"cmap\":\"viridis\",\"vmin\":0,\"vmax\":1,\"nan\":\"#ff00ff\","
 	  "\"shape\":[3000,700],\"heatmap\":[66,18,478,2048]}" },
 	{ "1000x1000 signed, size 300, title", PE_F32, 2, 1000, 1000, 300, 0, "signed",
-	  475, 374, 0x21e792eb09e49529u,
+	  0, 475, 374, 0x21e792eb09e49529u,
 	  "{\"cmap\":\"viridis\",\"vmin\":-0.9990000128746033,"
 	  "\"vmax\":0.9990000128746033,\"nan\":\"#ff00ff\","
 	  "\"shape\":[1000,1000],\"heatmap\":[54,40,300,300]}" },
 	{ "1-D strip of 300", PE_F32, 1, 300, 0, 0, 0, NULL,
-	  372, 106, 0x9ed74f3b3c3f1366u,
+	  0, 372, 106, 0x9ed74f3b3c3f1366u,
 	  "{\"cmap\":\"viridis\",\"vmin\":0,\"vmax\":1,\"nan\":\"#ff00ff\","
 	  "\"shape\":[1,300],\"heatmap\":[11,18,300,32]}" },
 	{ "1-D strip of 5, size 50, title, no colour bar, NaN", PE_F32, 1, 5, 0, 50, 1, "strip",
-	  62, 70, 0xea4f77332acdd39au,
+	  0, 62, 70, 0xea4f77332acdd39au,
 	  "{\"cmap\":\"viridis\",\"vmin\":0,\"vmax\":0.2800000011920929,\"nan\":\"#ff00ff\","
 	  "\"shape\":[1,5],\"heatmap\":[6,20,50,32]}" },
 	{ "1-D strip of 5000 averaged down", PE_F32, 1, 5000, 0, 0, 0, NULL,
-	  2120, 106, 0xc2561b5804a3a34bu,
+	  0, 2120, 106, 0xc2561b5804a3a34bu,
 	  "{\"cmap\":\"viridis\",\"vmin\":0,\"vmax\":1,\"nan\":\"#ff00ff\","
 	  "\"shape\":[1,5000],\"heatmap\":[11,18,2048,32]}" },
-	{ "1000x10 size 100 (one pixel wide)", PE_F32, 2, 1000, 10, 100, 0, NULL,
-	  61, 127, 0x4003dc84d78fd09fu,
+	{ "1000x10 size 100 (one pixel wide), equal", PE_F32, 2, 1000, 10, 100, 0, NULL,
+	  1, 61, 127, 0x4003dc84d78fd09fu,
 	  "{\"cmap\":\"viridis\",\"vmin\":0,\"vmax\":1,\"nan\":\"#ff00ff\","
 	  "\"shape\":[1000,10],\"heatmap\":[28,9,1,100]}" },
 	{ "12x12 size 30 (one tick per axis)", PE_F32, 2, 12, 12, 30, 0, NULL,
-	  114, 53, 0x5f3871c62e04a54bu,
+	  0, 114, 53, 0x5f3871c62e04a54bu,
 	  "{\"cmap\":\"viridis\",\"vmin\":-0.9166666865348816,"
 	  "\"vmax\":0.9166666865348816,\"nan\":\"#ff00ff\","
 	  "\"shape\":[12,12],\"heatmap\":[22,9,24,24]}" },
+	{ "3000x700 averaged down, 1:4", PE_F32, 2, 3000, 700, 0, 0, NULL,
+	  0, 639, 2100, 0x34d12a332bbfe7c3u,
+	  "{\"cmap\":\"viridis\",\"vmin\":0,\"vmax\":1,\"nan\":\"#ff00ff\","
+	  "\"shape\":[3000,700],\"heatmap\":[66,18,512,2048],"
+	  "\"cell\":[0.6826666666666666,0.7314285714285714]}" },
+	{ "1000x10 size 100, 1:4", PE_F32, 2, 1000, 10, 100, 0, NULL,
+	  0, 90, 127, 0xfa5d430600146f3cu,
+	  "{\"cmap\":\"viridis\",\"vmin\":0,\"vmax\":1,\"nan\":\"#ff00ff\","
+	  "\"shape\":[1000,10],\"heatmap\":[28,9,30,100],\"cell\":[0.1,3]}" },
 	{ "int32 2x3", PE_I32, 2, 2, 3, 0, 0, NULL,
-	  601, 392, 0xc49b2267043cad37u,
+	  0, 601, 392, 0xc49b2267043cad37u,
 	  "{\"cmap\":\"viridis\",\"vmin\":0,\"vmax\":9,\"nan\":\"#ff00ff\","
 	  "\"shape\":[2,3],\"heatmap\":[30,18,510,340]}" },
 };
@@ -590,6 +623,7 @@ static void test_anchors(void **state)
 		o.size = c->size;
 		o.no_colorbar = c->no_colorbar;
 		o.title = c->title;
+		o.aspect_equal = c->equal;
 		data = anchor_data(c, c->no_colorbar);	/* NaN: a case of each kind */
 		render_decode(data, c->dt, c->ndim, c->a, c->b, &o, NULL, &im);
 		h = pixels_hash(&im);
@@ -1191,6 +1225,517 @@ static void test_refusals(void **state)
 	assert_non_null(strstr(err.msg, "--vmin"));
 }
 
+/* ---- shape: the 1:4 rule, panels, no_axes ---- */
+
+static void render_decode_shape(const void *data, enum pe_dtype dt, int ndim,
+				const uint64_t *shape, const struct pe_sink_opts *o,
+				struct image *im)
+{
+	struct pe_error err = { PE_OK, "" };
+	char *path = render_shape(data, dt, ndim, shape, o, NULL, &err);
+
+	if (!path)
+		fail_msg("png writer failed: %s", err.msg);
+	decode(path, im);
+	remove(path);
+	free(path);
+}
+
+/* "cell" of posenc:heatmap: pixels per cell along rows and columns; 0 when
+ * absent. */
+static int hm_cell(const struct image *im, double *ph, double *pw)
+{
+	cJSON *a = cJSON_GetObjectItem(im->heatmap, "cell");
+
+	*ph = *pw = 0;
+	if (!a)
+		return 0;
+	assert_true(cJSON_IsArray(a) && cJSON_GetArraySize(a) == 2);
+	*ph = cJSON_GetArrayItem(a, 0)->valuedouble;
+	*pw = cJSON_GetArrayItem(a, 1)->valuedouble;
+	return 1;
+}
+
+static float *pattern(uint64_t n)
+{
+	float *v = malloc(n * sizeof *v);
+	uint64_t k;
+
+	assert_non_null(v);
+	for (k = 0; k < n; k++)
+		v[k] = (float)((k * 7) % 23);
+	return v;
+}
+
+/* Worked cases of the rule (fit_squeezed() in sink_png.c): within 1:4 the
+ * cells stay square (exactly 4:1 included); beyond, the heatmap is 1:4 or
+ * a little squarer, and "cell" says the pixels per cell of each axis. */
+static void test_aspect_table(void **state)
+{
+	static const struct {
+		uint64_t R, C;
+		unsigned size;
+		int equal;
+		int hh, hw;
+		double ph, pw;	/* "cell", 0: absent */
+	} c[] = {
+		/* tall: 2048 rows of blocks of 4000 / 2048, columns 128 px */
+		{ 4000, 4, 0, 0, 2048, 512, 0.512, 128 },
+		{ 4, 4000, 0, 0, 512, 2048, 128, 0.512 },
+		/* the true ratio under aspect_equal: 2 pixels for 4 columns */
+		{ 4000, 4, 0, 1, 2048, 2, 0, 0 },
+		/* near square and exactly 1:4: square cells as before */
+		{ 100, 30, 0, 0, 500, 150, 0, 0 },
+		{ 400, 100, 0, 0, 400, 100, 0, 0 },
+		/* just beyond 1:4: 401 rows averaged to 400 pixels */
+		{ 401, 100, 0, 0, 400, 100, 400.0 / 401, 1 },
+		/* the 5 x 300: rows 15 pixels tall */
+		{ 5, 300, 0, 0, 75, 300, 15, 1 },
+		/* small and tall: both axes repeated, 12 x 40 pixel cells */
+		{ 40, 3, 0, 0, 480, 120, 12, 40 },
+		/* --size 100 on 1000 x 10: 3 pixels per column, 1:3.3 */
+		{ 1000, 10, 100, 0, 100, 30, 0.1, 3 },
+	};
+	struct pe_sink_opts o;
+	struct image im;
+	uint64_t shape[2];
+	double ph, pw;
+	float *v;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof c / sizeof c[0]; i++) {
+		memset(&o, 0, sizeof o);
+		o.size = c[i].size;
+		o.aspect_equal = c[i].equal;
+		o.no_colorbar = 1;
+		shape[0] = c[i].R;
+		shape[1] = c[i].C;
+		v = pattern(c[i].R * c[i].C);
+		render_decode_shape(v, PE_F32, 2, shape, &o, &im);
+		if (im.hh != c[i].hh || im.hw != c[i].hw)
+			fail_msg("%llu x %llu: heatmap %d x %d, expected %d x %d",
+				 (unsigned long long)c[i].R, (unsigned long long)c[i].C, im.hw, im.hh,
+				 c[i].hw, c[i].hh);
+		assert_int_equal(hm_cell(&im, &ph, &pw), c[i].ph != 0);
+		assert_close(ph, c[i].ph, 0, 1e-15);
+		assert_close(pw, c[i].pw, 0, 1e-15);
+		image_free(&im);
+		free(v);
+	}
+}
+
+/* The rule's invariants over many shapes and sizes: the longer side within
+ * size; beyond 1:4 a ratio in [3, 4] with "cell"; within it square cells
+ * and no "cell"; on every axis whole pixels per cell (a multiple of the
+ * cells) or fewer pixels than cells (averaged). */
+static void test_aspect_invariants(void **state)
+{
+	static const uint64_t dims[] = { 1, 3, 7, 50, 333, 1000 };
+	static const unsigned sizes[] = { 0, 40, 300 };
+	struct pe_sink_opts o;
+	struct image im;
+	uint64_t shape[2], R, C, L, S;
+	int lp, sp, squeezed;
+	double ph, pw;
+	float *v;
+	size_t a, b, s;
+
+	(void)state;
+	for (a = 0; a < 6; a++) {
+		for (b = 0; b < 6; b++) {
+			for (s = 0; s < 3; s++) {
+				R = dims[a];
+				C = dims[b];
+				memset(&o, 0, sizeof o);
+				o.size = sizes[s];
+				o.no_colorbar = 1;
+				shape[0] = R;
+				shape[1] = C;
+				v = pattern(R * C);
+				render_decode_shape(v, PE_F32, 2, shape, &o, &im);
+				L = R > C ? R : C;
+				S = R > C ? C : R;
+				lp = R > C ? im.hh : im.hw;
+				sp = R > C ? im.hw : im.hh;
+				squeezed = hm_cell(&im, &ph, &pw);
+				assert_true(lp <= (sizes[s] ? (int)sizes[s] : 2048));
+				assert_true(lp >= sp);
+				if (L > 4 * S) {
+					assert_true(squeezed);
+					if (lp > 4 * sp || 3 * sp > lp)
+						fail_msg("%llu x %llu size %u: %d x %d",
+							 (unsigned long long)R,
+							 (unsigned long long)C, sizes[s], im.hw, im.hh);
+					assert_close(ph, (double)im.hh / (double)R, 0, 1e-15);
+					assert_close(pw, (double)im.hw / (double)C, 0, 1e-15);
+				} else {
+					assert_false(squeezed);
+					if (lp >= (int)L)
+						assert_true((uint64_t)im.hh / R == (uint64_t)im.hw / C);
+				}
+				assert_true((uint64_t)im.hh < R || (uint64_t)im.hh % R == 0);
+				assert_true((uint64_t)im.hw < C || (uint64_t)im.hw % C == 0);
+				image_free(&im);
+				free(v);
+			}
+		}
+	}
+}
+
+/* colour index as matplotlib computes it for vmin 0 and vmax 1, for a
+ * value not within 1e-6 of an index boundary */
+static int mpl_index(double x)
+{
+	double t = 256.0 * x;
+
+	assert_true(fabs(t - floor(t + 0.5)) > 1e-6 || t < 0.5);
+	return t >= 255 ? 255 : t < 0 ? 0 : (int)floor(t);
+}
+
+/* A tall 4000 x 4 matrix at 1:4: pixel row i is the mean of rows floor(i
+ * * 4000 / 2048) .. floor((i + 1) * 4000 / 2048) - 1, each column a
+ * 128-pixel band of one colour.  Values v(r, c) = (r mod 100) / 400 + c /
+ * 8 + 1 / 1024: 256 x a block mean (of 1 or 2 rows) is then at least 0.01
+ * from a whole number, so its colour index is beyond doubt; checked at
+ * every pixel. */
+static void test_squeezed_means(void **state)
+{
+	const uint64_t R = 4000, C = 4;
+	uint64_t shape[2] = { R, C }, r, r0, r1;
+	float *v = malloc(R * C * sizeof *v);
+	struct pe_sink_opts o;
+	struct image im;
+	unsigned char lut[768];
+	double mean;
+	int i, x, c;
+
+	(void)state;
+	assert_non_null(v);
+	for (r = 0; r < R; r++)
+		for (c = 0; c < (int)C; c++)
+			v[r * C + (uint64_t)c] =
+				(float)(r % 100) / 400.0f + (float)c / 8.0f + 1.0f / 1024;
+	memset(&o, 0, sizeof o);
+	o.has_vmin = o.has_vmax = 1;
+	o.vmin = 0;
+	o.vmax = 1;
+	render_decode_shape(v, PE_F32, 2, shape, &o, &im);
+	assert_int_equal(im.hh, 2048);
+	assert_int_equal(im.hw, 512);
+	pe_colormap_lut(pe_colormap_by_name("viridis"), lut);
+	for (i = 0; i < 2048; i++) {
+		r0 = (uint64_t)i * R / 2048;
+		r1 = (uint64_t)(i + 1) * R / 2048;
+		for (c = 0; c < (int)C; c++) {
+			mean = 0;
+			for (r = r0; r < r1; r++)
+				mean += (double)v[r * C + (uint64_t)c];
+			mean /= (double)(r1 - r0);
+			for (x = 0; x < 128; x++)
+				if (memcmp(pixel(&im, im.x + 128 * c + x, im.y + i),
+					   lut + 3 * mpl_index(mean), 3) != 0)
+					fail_msg("pixel (%d, %d): not the colour of mean %g",
+						 128 * c + x, i, mean);
+		}
+	}
+	image_free(&im);
+	free(v);
+}
+
+/* A wide 5 x 300 at 1:4 is 75 pixels tall: rows 0, 2 and 4 labelled (not
+ * row 0 alone), and both axis titles clear of everything. */
+static void test_squeezed_labels(void **state)
+{
+	float *v = pattern(5 * 300);
+	struct pe_sink_opts o;
+	struct image im;
+	int ticks[8], n, k, x, y;
+	char lab[4];
+
+	(void)state;
+	memset(&o, 0, sizeof o);
+	o.xlabel = "dimension";
+	o.ylabel = "position";
+	render_decode(v, PE_F32, 2, 5, 300, &o, NULL, &im);
+	assert_int_equal(im.hh, 75);
+	n = find_ticks(&im, 1, im.x - 2, ticks, 8);
+	assert_int_equal(n, 3);
+	for (k = 0; k < n; k++) {
+		assert_int_equal(ticks[k], im.y + 15 * 2 * k + 7);
+		snprintf(lab, sizeof lab, "%d", 2 * k);
+		assert_int_equal(find_text(&im, lab, 2, 0, 2, 0, im.x - 2, ticks[k] - 10,
+					   ticks[k] + 3, &x, &y), 1);
+	}
+	assert_int_equal(find_text(&im, "dimension", 2, 0, 4, 0, im.w - 1, im.y + im.hh,
+				   im.h - 1, &x, &y), 1);
+	assert_int_equal(find_text(&im, "position", 2, 1, 4, 0, im.x - 1, 0, im.h - 1, &x, &y),
+			 1);
+	image_free(&im);
+	free(v);
+}
+
+/* panels[k] of posenc:heatmap */
+static void hm_panel(const struct image *im, int k, int r[4])
+{
+	cJSON *a = cJSON_GetObjectItem(im->heatmap, "panels"), *p;
+	int j;
+
+	assert_non_null(a);
+	p = cJSON_GetArrayItem(a, k);
+	assert_true(cJSON_IsArray(p) && cJSON_GetArraySize(p) == 4);
+	for (j = 0; j < 4; j++)
+		r[j] = cJSON_GetArrayItem(p, j)->valueint;
+}
+
+/* 12 heads of 4 x 4, head k all k but cell (0, 0) of heads 0 and 11 at
+ * 5.5: a 4 x 3 grid, head 1 right of head 0 and head 4 below it, equal
+ * pitches; titles "head K" centred above each panel with a clear margin;
+ * one colour scale (0 and 11 the end colours, 5.5 the same colour in both
+ * panels, index 128); every panel labelled; the axis titles once; the
+ * colour bar right of every panel and as tall as the grid. */
+static void test_panels(void **state)
+{
+	float v[12 * 16];
+	uint64_t shape[3] = { 12, 4, 4 };
+	struct pe_sink_opts o;
+	struct image im;
+	unsigned char lut[768];
+	int pr[12][4], k, x, y, tw, right = 0, bx;
+	char buf[24];
+	cJSON *s;
+
+	(void)state;
+	for (k = 0; k < 12 * 16; k++)
+		v[k] = (float)(k / 16);
+	v[0] = v[11 * 16] = 5.5f;
+	memset(&o, 0, sizeof o);
+	o.xlabel = "key";
+	o.ylabel = "query";
+	render_decode_shape(v, PE_F32, 3, shape, &o, &im);
+	s = cJSON_GetObjectItem(im.heatmap, "shape");
+	assert_int_equal(cJSON_GetArraySize(s), 3);
+	assert_int_equal(cJSON_GetArrayItem(s, 0)->valueint, 12);
+	assert_int_equal(cJSON_GetArrayItem(s, 1)->valueint, 4);
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(im.heatmap, "panels")), 12);
+	assert_null(cJSON_GetObjectItem(im.heatmap, "cell"));
+	for (k = 0; k < 12; k++) {
+		hm_panel(&im, k, pr[k]);
+		assert_int_equal(pr[k][2], 128);	/* 512 / 4 columns, 4 x 32 */
+		assert_int_equal(pr[k][3], 128);
+		assert_int_equal(pr[k][0], pr[0][0] + (k % 4) * (pr[1][0] - pr[0][0]));
+		assert_int_equal(pr[k][1], pr[0][1] + (k / 4) * (pr[4][1] - pr[0][1]));
+		if (pr[k][0] + pr[k][2] > right)
+			right = pr[k][0] + pr[k][2];
+	}
+	assert_int_equal(pr[0][0], im.x);
+	assert_int_equal(pr[0][1], im.y);
+	assert_true(pr[1][0] > pr[0][0] + 128 + 30);	/* room for the next row labels */
+	assert_true(pr[4][1] > pr[0][1] + 128 + 30);	/* the labels, the next title */
+	pe_colormap_lut(pe_colormap_by_name("viridis"), lut);
+	for (k = 0; k < 12; k++) {
+		/* cell (2, 2) of head k: index floor(256 k / 11) */
+		assert_memory_equal(pixel(&im, pr[k][0] + 80, pr[k][1] + 80),
+				    lut + 3 * (k == 11 ? 255 : 256 * k / 11), 3);
+		snprintf(buf, sizeof buf, "head %d", k);
+		tw = pe_font_width(buf, 2);
+		assert_int_equal(find_text(&im, buf, 2, 0, 2, pr[k][0] - 20, pr[k][0] + 128,
+					   pr[k][1] - 40, pr[k][1] - 1, &x, &y), 1);
+		assert_true(abs(x + tw / 2 - (pr[k][0] + 64)) <= 1);
+		assert_true(y + 14 < pr[k][1] - 7);	/* above the first row label */
+		assert_int_equal(find_text(&im, "0", 2, 0, 2, pr[k][0] - 30, pr[k][0] - 2,
+					   pr[k][1] - 7, pr[k][1] + 16, &x, &y), 1);
+		assert_int_equal(find_text(&im, "0", 2, 0, 2, pr[k][0] - 5, pr[k][0] + 30,
+					   pr[k][1] + 128, pr[k][1] + 150, &x, &y), 1);
+	}
+	assert_memory_equal(pixel(&im, pr[0][0] + 10, pr[0][1] + 10), lut + 3 * 128, 3);
+	assert_memory_equal(pixel(&im, pr[11][0] + 10, pr[11][1] + 10), lut + 3 * 128, 3);
+	assert_int_equal(find_text(&im, "key", 2, 0, 4, 0, im.w - 1, 0, im.h - 1, &x, &y), 1);
+	assert_true(y > pr[8][1] + 128 + 14);
+	assert_int_equal(find_text(&im, "query", 2, 1, 4, 0, im.w - 1, 0, im.h - 1, &x, &y), 1);
+	assert_true(x + 14 < pr[0][0] - 20);
+	/* the colour bar: its top row is the last colour, right of the panels */
+	for (bx = right + 1; bx < im.w; bx++)
+		if (memcmp(pixel(&im, bx, im.y + 1), lut + 3 * 255, 3) == 0)
+			break;
+	assert_true(bx < im.w);
+	assert_memory_equal(pixel(&im, bx, pr[8][1] + 127), lut, 3);
+	image_free(&im);
+}
+
+/* Panels of a 3-D result that is not square (5 heads of 6 x 8): every
+ * panel the same size, whole pixels per cell, within the image, apart. */
+static void test_panels_layout(void **state)
+{
+	float v[5 * 48];
+	uint64_t shape[3] = { 5, 6, 8 };
+	struct pe_sink_opts o;
+	struct image im;
+	int pr[5][4], k, j;
+
+	(void)state;
+	for (k = 0; k < 5 * 48; k++)
+		v[k] = (float)(k % 13);
+	memset(&o, 0, sizeof o);
+	o.title = "five heads";
+	render_decode_shape(v, PE_F32, 3, shape, &o, &im);
+	for (k = 0; k < 5; k++) {
+		hm_panel(&im, k, pr[k]);
+		assert_int_equal(pr[k][2], pr[0][2]);
+		assert_int_equal(pr[k][3], pr[0][3]);
+		assert_int_equal(pr[k][2] % 8, 0);
+		assert_int_equal(pr[k][3] % 6, 0);
+		assert_true(pr[k][0] >= 0 && pr[k][0] + pr[k][2] <= im.w);
+		assert_true(pr[k][1] > 7 + 14 && pr[k][1] + pr[k][3] <= im.h);
+		for (j = 0; j < k; j++)
+			assert_true(pr[j][0] + pr[j][2] + 20 < pr[k][0] ||
+				    pr[k][0] + pr[k][2] + 20 < pr[j][0] ||
+				    pr[j][1] + pr[j][3] + 20 < pr[k][1]);
+	}
+	assert_int_equal(find_text(&im, "five heads", 2, 0, 4, 0, im.w - 1, 0, 30, &k, &j), 1);
+	image_free(&im);
+}
+
+/* A 3-D result with more than 1024 heads, or a --size that cannot hold
+ * its grid, is refused. */
+static void test_panels_refused(void **state)
+{
+	struct pe_error err = { PE_OK, "" };
+	float *v = calloc(1025 * 4, sizeof *v);
+	uint64_t shape[3] = { 1025, 2, 2 };
+	struct pe_sink_opts o;
+	char *path;
+
+	(void)state;
+	assert_non_null(v);
+	memset(&o, 0, sizeof o);
+	path = render_shape(v, PE_F32, 3, shape, &o, NULL, &err);
+	assert_null(path);
+	assert_int_equal(err.code, PE_ERR_USAGE);
+	assert_non_null(strstr(err.msg, "1024"));
+	shape[0] = 12;
+	o.size = 3;	/* a 4 x 3 grid needs 4 */
+	path = render_shape(v, PE_F32, 3, shape, &o, NULL, &err);
+	assert_null(path);
+	assert_non_null(strstr(err.msg, "--size 4"));
+	o.size = 4;
+	path = render_shape(v, PE_F32, 3, shape, &o, NULL, &err);
+	assert_non_null(path);
+	remove(path);
+	free(path);
+	free(v);
+}
+
+/* The colour of value k of a ramp 0 .. n - 1 (n >= 2) under matplotlib's
+ * rule: floor(256 k / (n - 1)), at most 255. */
+static const unsigned char *ramp_rgb(const unsigned char *lut, int k, int n)
+{
+	int idx = 256 * k / (n - 1);
+
+	return lut + 3 * (idx > 255 ? 255 : idx);
+}
+
+/* no_axes: the image is the heatmap, one pixel per cell as imsave writes
+ * it (a 3 x 5 ramp is 5 x 3 pixels of the ramp's colours), whole factors
+ * with size, a tall matrix that fits keeps its shape, one that must be
+ * averaged follows the 1:4 rule; titles and axis titles are not drawn. */
+static void test_no_axes(void **state)
+{
+	float v[15], *big;
+	struct pe_sink_opts o;
+	struct image im;
+	unsigned char lut[768];
+	int k, x, y;
+	double ph, pw;
+
+	(void)state;
+	for (k = 0; k < 15; k++)
+		v[k] = (float)k;
+	pe_colormap_lut(pe_colormap_by_name("viridis"), lut);
+	memset(&o, 0, sizeof o);
+	o.no_axes = 1;
+	o.xlabel = "dimension";	/* ignored: no text */
+	o.ylabel = "position";
+	render_decode(v, PE_F32, 2, 3, 5, &o, NULL, &im);
+	assert_int_equal(im.w, 5);
+	assert_int_equal(im.h, 3);
+	assert_int_equal(im.x, 0);
+	assert_int_equal(im.y, 0);
+	assert_int_equal(im.hw, 5);
+	assert_int_equal(im.hh, 3);
+	for (k = 0; k < 15; k++)
+		assert_memory_equal(pixel(&im, k % 5, k / 5), ramp_rgb(lut, k, 15), 3);
+	image_free(&im);
+
+	o.size = 12;	/* 2 pixels per cell */
+	render_decode(v, PE_F32, 2, 3, 5, &o, NULL, &im);
+	assert_int_equal(im.w, 10);
+	assert_int_equal(im.h, 6);
+	for (y = 0; y < 6; y++)
+		for (x = 0; x < 10; x++)
+			assert_memory_equal(pixel(&im, x, y), ramp_rgb(lut, y / 2 * 5 + x / 2, 15),
+					    3);
+	image_free(&im);
+
+	/* 300 x 5 fits: 5 x 300 pixels, as imsave */
+	o.size = 0;
+	big = pattern(3000 * 10);
+	render_decode(big, PE_F32, 2, 300, 5, &o, NULL, &im);
+	assert_int_equal(im.w, 5);
+	assert_int_equal(im.h, 300);
+	assert_false(hm_cell(&im, &ph, &pw));
+	image_free(&im);
+	/* 3000 x 10 does not fit 2048: averaged, 1:4 (520 x 2048) */
+	render_decode(big, PE_F32, 2, 3000, 10, &o, NULL, &im);
+	assert_int_equal(im.h, 2048);
+	assert_int_equal(im.w, im.hw);
+	assert_true(im.w * 4 >= 2048 && im.w * 3 <= 2048);
+	assert_true(hm_cell(&im, &ph, &pw));
+	image_free(&im);
+	/* aspect_equal: the true shape, averaged */
+	o.aspect_equal = 1;
+	render_decode(big, PE_F32, 2, 3000, 10, &o, NULL, &im);
+	assert_int_equal(im.h, 2048);
+	assert_int_equal(im.w, 7);
+	image_free(&im);
+	free(big);
+}
+
+/* no_axes with panels: untitled, 2 white pixels apart, the image the grid
+ * alone. */
+static void test_no_axes_panels(void **state)
+{
+	float v[12 * 16];
+	uint64_t shape[3] = { 12, 4, 4 };
+	struct pe_sink_opts o;
+	struct image im;
+	unsigned char lut[768];
+	int pr[4], k, x, y;
+
+	(void)state;
+	for (k = 0; k < 12 * 16; k++)
+		v[k] = (float)(k / 16);
+	memset(&o, 0, sizeof o);
+	o.no_axes = 1;
+	render_decode_shape(v, PE_F32, 3, shape, &o, &im);
+	assert_int_equal(im.w, 4 * 4 + 3 * 2);
+	assert_int_equal(im.h, 3 * 4 + 2 * 2);
+	pe_colormap_lut(pe_colormap_by_name("viridis"), lut);
+	for (k = 0; k < 12; k++) {
+		hm_panel(&im, k, pr);
+		assert_int_equal(pr[0], (k % 4) * 6);
+		assert_int_equal(pr[1], (k / 4) * 6);
+		for (y = 0; y < 4; y++)
+			for (x = 0; x < 4; x++)
+				assert_memory_equal(pixel(&im, pr[0] + x, pr[1] + y),
+						    ramp_rgb(lut, k, 12), 3);
+	}
+	for (y = 0; y < im.h; y++)
+		for (x = 4; x < im.w; x += 6)
+			assert_rgb(pixel(&im, x, y), 0xff, 0xff, 0xff);
+	image_free(&im);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1217,6 +1762,15 @@ int main(void)
 		cmocka_unit_test(test_axis_titles_crowded),
 		cmocka_unit_test(test_heatmap_label_keys),
 		cmocka_unit_test(test_label_range),
+		cmocka_unit_test(test_aspect_table),
+		cmocka_unit_test(test_aspect_invariants),
+		cmocka_unit_test(test_squeezed_means),
+		cmocka_unit_test(test_squeezed_labels),
+		cmocka_unit_test(test_panels),
+		cmocka_unit_test(test_panels_layout),
+		cmocka_unit_test(test_panels_refused),
+		cmocka_unit_test(test_no_axes),
+		cmocka_unit_test(test_no_axes_panels),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
