@@ -71,7 +71,7 @@ int pe_cmd_generate(int argc, char **argv)
 	e.so.row_origin = g.row_origin;
 	e.so.xlabel = g.xlabel;
 	e.so.ylabel = g.ylabel;
-	if (pe_emit_prepare(&e, &out, g.tensor[0].rows, g.nt, &g.meta, &err) != 0 ||
+	if (pe_emit_prepare(&e, &out, &g.tensor[0], g.nt, &g.meta, &err) != 0 ||
 	    pe_emit_run(&e, &out, g.tensor, g.nt, &g.meta, &err) != 0)
 		goto fail;
 	rc = PE_EXIT_OK;

@@ -314,7 +314,7 @@ static int write_matrix(struct job *j, struct pe_similarity *s, struct pe_meta *
 	e.so.xlabel = e.so.ylabel = "position";
 	j->out.col_prefix = "p";	/* with --header: p0,p1,... or the positions compared */
 	if (pe_similarity_tensor(s, &t, err) != 0 ||
-	    pe_emit_prepare(&e, &j->out, t.rows, 1, meta, err) != 0)
+	    pe_emit_prepare(&e, &j->out, &t, 1, meta, err) != 0)
 		return -1;
 	if (s->n >= PROGRESS_MIN_ROWS && isatty(STDERR_FILENO)) {
 		e.pump.progress = progress;

@@ -169,9 +169,11 @@ int pe_threads_resolve(const char *opt, int *threads, struct pe_error *err)
 	return 0;
 }
 
-int pe_emit_prepare(struct pe_emit *e, const struct pe_outopts *o, uint64_t rows, size_t nt,
-		    struct pe_meta *meta, struct pe_error *err)
+int pe_emit_prepare(struct pe_emit *e, const struct pe_outopts *o, const struct pe_tensor *t0,
+		    size_t nt, struct pe_meta *meta, struct pe_error *err)
 {
+	uint64_t rows = t0->rows;
+
 	if (resolve_format(o, &e->format, err) != 0)
 		return -1;
 	if (nt > 1 && !pe_format_multi(e->format))
@@ -191,7 +193,14 @@ int pe_emit_prepare(struct pe_emit *e, const struct pe_outopts *o, uint64_t rows
 				       "--rows must be A:B with 0 <= A < B <= %llu (the result's rows), got '%s'",
 				       (unsigned long long)rows, o->rows);
 		e->sel.active = 1;
-		e->so.row_origin += (int64_t)(e->sel.begin * (e->so.row_step ? e->so.row_step : 1));
+		/* the selected rows keep their labels: a 1-D result's rows are
+		 * drawn across, as columns */
+		if (t0->ndim == 1)
+			e->so.col_origin += (int64_t)(e->sel.begin *
+						      (e->so.col_step ? e->so.col_step : 1));
+		else
+			e->so.row_origin += (int64_t)(e->sel.begin *
+						      (e->so.row_step ? e->so.row_step : 1));
 		pe_meta_str(meta, "rows", o->rows);
 	}
 	if (pe_threads_resolve(o->threads, &e->pump.threads, err) != 0)
@@ -229,7 +238,7 @@ int pe_emit(const char *cmd, const struct pe_outopts *o, const struct pe_tensor 
 	struct pe_emit e;
 
 	memset(&e, 0, sizeof e);
-	if (pe_emit_prepare(&e, o, t[0].rows, nt, meta, &err) != 0 ||
+	if (pe_emit_prepare(&e, o, &t[0], nt, meta, &err) != 0 ||
 	    pe_emit_run(&e, o, t, nt, meta, &err) != 0)
 		return pe_msg_report(cmd, &err);
 	return PE_EXIT_OK;

@@ -124,6 +124,15 @@ run generate sinusoidal -n 3 -d 3 -o "$T/cb.png" --colorbar
 check "--colorbar is the default" png "$T/s.png" same "$T/cb.png"
 run generate sinusoidal -n 10 -d 4 -o "$T/r.png" --rows 2:5 --no-colorbar
 check "--rows with png: 3 rows" [ "$(png "$T/r.png" text posenc:heatmap | grep -c '"shape":\[3,4\]')" -eq 1 ]
+check "--rows with png: rows labelled 2, 3, 4" ok_and \
+	[ "$(png "$T/r.png" hmjson 'd["row_labels"]')" = "[2, 1]" ]
+run generate sinusoidal -n 64 -d 16 --offset 1000 -o "$T/off.png"
+check "--offset 1000: rows labelled from position 1000" ok_and \
+	[ "$(png "$T/off.png" hmjson 'd["row_labels"]')" = "[1000, 1]" ]
+# a 1-D result is drawn across: --rows moves its column labels
+run generate alibi --heads 12 --table slopes --rows 4:8 -o "$T/sl.png"
+check "1-D --rows 4:8: columns labelled heads 4 to 7" ok_and \
+	[ "$(png "$T/sl.png" hmjson 'd["col_labels"]')" = "[4, 1]" ]
 run generate learned -n 20 -d 8 -o "$T/l.png"
 check "learned to png: exit 0" [ "$status" -eq 0 ]
 
