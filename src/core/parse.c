@@ -17,8 +17,7 @@ static int all_digits(const char *s, size_t n)
 	return 1;
 }
 
-/* Digits s[0..n) as a uint64, refusing overflow. */
-static int digits_u64(const char *s, size_t n, uint64_t *out)
+int pe_parse_digits(const char *s, size_t n, uint64_t *out)
 {
 	uint64_t v = 0;
 	size_t i;
@@ -40,7 +39,7 @@ int pe_parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
 {
 	uint64_t v;
 
-	if (!s || digits_u64(s, strlen(s), &v) != 0 || v < lo || v > hi)
+	if (!s || pe_parse_digits(s, strlen(s), &v) != 0 || v < lo || v > hi)
 		return -1;
 	*out = v;
 	return 0;
@@ -55,7 +54,7 @@ int pe_parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out)
 	if (!s)
 		return -1;
 	neg = s[0] == '-';
-	if (digits_u64(s + neg, strlen(s + neg), &mag) != 0)
+	if (pe_parse_digits(s + neg, strlen(s + neg), &mag) != 0)
 		return -1;
 	if (neg) {
 		if (mag > (uint64_t)INT64_MAX + 1)
@@ -111,9 +110,9 @@ int pe_parse_range(const char *s, uint64_t limit, uint64_t *a, uint64_t *b)
 	if (!colon || strchr(colon + 1, ':'))
 		return -1;
 	na = (size_t)(colon - s);
-	if (na && digits_u64(s, na, &va) != 0)
+	if (na && pe_parse_digits(s, na, &va) != 0)
 		return -1;
-	if (colon[1] && digits_u64(colon + 1, strlen(colon + 1), &vb) != 0)
+	if (colon[1] && pe_parse_digits(colon + 1, strlen(colon + 1), &vb) != 0)
 		return -1;
 	if (!na && !colon[1])
 		return -1;
@@ -144,8 +143,8 @@ int pe_parse_dims2(const char *s, uint64_t hi, uint64_t *h, uint64_t *w)
 	x = strchr(s, 'x');
 	if (!x)
 		return -1;
-	if (digits_u64(s, (size_t)(x - s), &vh) != 0 ||
-	    digits_u64(x + 1, strlen(x + 1), &vw) != 0)
+	if (pe_parse_digits(s, (size_t)(x - s), &vh) != 0 ||
+	    pe_parse_digits(x + 1, strlen(x + 1), &vw) != 0)
 		return -1;
 	if (vh == 0 || vw == 0 || vh > hi || vw > hi)
 		return -1;

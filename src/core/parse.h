@@ -15,6 +15,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Exactly the n decimal digits s[0, n) (n > 0, no sign, s need not be
+ * NUL-terminated) as a uint64; -1 for anything else or beyond 2^64 - 1. */
+int pe_parse_digits(const char *s, size_t n, uint64_t *out);
+
 int pe_parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out);
 int pe_parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out);
 int pe_parse_double(const char *s, double *out);

@@ -8,6 +8,7 @@
 #include <cJSON.h>
 
 #include "io/input.h"
+#include "io/read_priv.h"
 
 #define COUNT_MAX ((double)((uint64_t)1 << 40))
 #define LIST_MAX ((size_t)1 << 22)
@@ -19,29 +20,11 @@ struct ctx {
 	struct pe_error *err;
 };
 
-/* the JSON text of an offending value, shortened, for a message */
-static void show(const cJSON *v, char *buf, size_t n)
-{
-	char *s = cJSON_PrintUnformatted(v);
-
-	if (!s) {
-		snprintf(buf, n, "?");
-		return;
-	}
-	if (strlen(s) >= n && n > 4) {
-		memcpy(buf, s, n - 4);
-		strcpy(buf + n - 4, "...");
-	} else {
-		snprintf(buf, n, "%s", s);
-	}
-	free(s);
-}
-
 static int bad(struct ctx *c, const char *dict, const char *key, const char *want, const cJSON *v)
 {
-	char got[48];
+	char got[200];
 
-	show(v, got, sizeof got);
+	pe_json_text(v, got, sizeof got);
 	return pe_fail(c->err, PE_ERR_DATA, "%s: %s%s%s must be %s, got '%s'", c->name,
 		       dict ? dict : "", dict ? "." : "", key, want, got);
 }

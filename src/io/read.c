@@ -12,6 +12,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include <cJSON.h>
+
 #include "io/input.h"
 #include "io/le.h"
 
@@ -227,7 +229,7 @@ int pe_read_alloc(struct pe_matrix *m, uint64_t rows, uint64_t cols, const char 
 }
 
 /* length of the valid UTF-8 sequence at s[0, n), 0 if none */
-static size_t utf8_seq(const unsigned char *s, size_t n)
+size_t pe_utf8_seq(const unsigned char *s, size_t n)
 {
 	size_t len, i;
 	uint32_t c;
@@ -260,7 +262,7 @@ void pe_quote(char *buf, size_t size, const unsigned char *s, size_t n, size_t m
 			if (at + 1 > max)
 				break;
 			buf[at++] = (char)s[i++];
-		} else if (utf8 && (k = utf8_seq(s + i, n - i)) > 0) {
+		} else if (utf8 && (k = pe_utf8_seq(s + i, n - i)) > 0) {
 			if (at + k > max)
 				break;
 			memcpy(buf + at, s + i, k);
@@ -278,6 +280,18 @@ void pe_quote(char *buf, size_t size, const unsigned char *s, size_t n, size_t m
 		at += 3;
 	}
 	buf[at] = '\0';
+}
+
+void pe_json_text(const struct cJSON *v, char *buf, size_t size)
+{
+	char *s = cJSON_PrintUnformatted(v);
+
+	if (!s) {
+		snprintf(buf, size, "?");
+		return;
+	}
+	pe_quote(buf, size, (const unsigned char *)s, strlen(s), 40, 1);
+	free(s);
 }
 
 int pe_table_parse(const unsigned char *buf, size_t len, const char *name,

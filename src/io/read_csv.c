@@ -12,10 +12,13 @@
  *
  * The buffer is not NUL-terminated, so each field is copied (bounded) before
  * strtod sees it; the double is then rounded to float, as loadtxt followed
- * by astype(float32) does.  "nan" and "inf" are numbers; what to do with
- * them is the caller's business.  The value array grows geometrically but
+ * by astype(float32) does, except that a finite number beyond float32's
+ * range is an error rather than an infinity.  Numbers are what Python's
+ * float() takes ("nan" and "inf" too: what to do with them is the
+ * caller's business), not strtod's hex floats.  The value array grows geometrically but
  * never beyond one value per two bytes of input, which bounds it by len.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,7 +103,8 @@ static size_t count_fields(const struct csv *c, const unsigned char *s, const un
 	return k;
 }
 
-/* the field as a number, or -1 */
+/* The field as a float: 0, -1 when it is not a number, -2 when it is a
+ * finite number beyond float32's range (not silently infinite). */
 static int number(struct csv *c, const unsigned char *fs, const unsigned char *fe, float *out)
 {
 	size_t n = (size_t)(fe - fs);
@@ -111,11 +115,15 @@ static int number(struct csv *c, const unsigned char *fs, const unsigned char *f
 		return -1;
 	memcpy(c->field, fs, n);
 	c->field[n] = '\0';
+	/* strtod's C99 extras that Python's float() (hence loadtxt) refuses:
+	 * hex floats (0x1p3) and nan(chars) */
+	if (strpbrk(c->field, "xXpP("))
+		return -1;
 	d = strtod(c->field, &endp);
 	if (endp != c->field + n)
 		return -1;
 	*out = (float)d;
-	return 0;
+	return isfinite(d) && isinf(*out) ? -2 : 0;
 }
 
 /* Fields of the line that are not numbers, of *nf fields in all. */
@@ -131,7 +139,7 @@ static size_t not_numbers(struct csv *c, const unsigned char *s, const unsigned 
 	fields_init(&it, c, s, e);
 	while (next_field(&it, &fs, &fe)) {
 		(*nf)++;
-		bad += number(c, fs, fe, &x) != 0;
+		bad += number(c, fs, fe, &x) == -1;
 	}
 	return bad;
 }
@@ -158,10 +166,16 @@ static int push(struct csv *c, float x)
 }
 
 static int bad_field(struct csv *c, size_t line, size_t col, const unsigned char *fs,
-		     const unsigned char *fe)
+		     const unsigned char *fe, int why)
 {
 	char q[80];
 
+	if (why == -2) {
+		pe_quote(q, sizeof q, fs, (size_t)(fe - fs), 40, 0);
+		return pe_fail(c->err, PE_ERR_DATA,
+			       "%s: line %zu, column %zu: '%s' is too large for float32 (beyond 3.4e38)",
+			       c->name, line, col, q);
+	}
 	if ((size_t)(fe - fs) > FIELD_MAX)
 		return pe_fail(c->err, PE_ERR_DATA,
 			       "%s: line %zu, column %zu: a field of %zu bytes is too long for a number",
@@ -239,8 +253,10 @@ int pe_csv_parse(const unsigned char *buf, size_t len, const char *name, struct 
 		}
 		fields_init(&it, c, s, e);
 		for (k = 0; next_field(&it, &fs, &fe); k++) {
-			if (number(c, fs, fe, &x) != 0) {
-				rc = bad_field(c, line, k + 1, fs, fe);
+			int why = number(c, fs, fe, &x);
+
+			if (why != 0) {
+				rc = bad_field(c, line, k + 1, fs, fe, why);
 				goto out;
 			}
 			if (push(c, x) != 0)

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/parse.h"
 #include "io/le.h"
 #include "io/read_priv.h"
 
@@ -130,18 +131,13 @@ static int dim(struct lex *l, uint64_t *out)
 		return bad_value(l, "shape", "a tuple of non-negative integers");
 	if (l->i >= l->n || l->s[l->i] < '0' || l->s[l->i] > '9')
 		return syntax(l, "an integer or ')'");
-	while (l->i < l->n && l->s[l->i] >= '0' && l->s[l->i] <= '9') {
-		unsigned d = (unsigned)(l->s[l->i] - '0');
-
-		if (v > (UINT64_MAX - d) / 10) {
-			l->i = start;
-			token(l, tok, sizeof tok);
-			return pe_fail(l->err, PE_ERR_DATA,
-				       "%s: npy header: shape dimension '%s' is too large", l->name,
-				       tok);
-		}
-		v = v * 10 + d;
+	while (l->i < l->n && l->s[l->i] >= '0' && l->s[l->i] <= '9')
 		l->i++;
+	if (pe_parse_digits((const char *)l->s + start, l->i - start, &v) != 0) {
+		l->i = start;
+		token(l, tok, sizeof tok);
+		return pe_fail(l->err, PE_ERR_DATA, "%s: npy header: shape dimension '%s' is too large",
+			       l->name, tok);
 	}
 	if (l->s[start] == '0' && l->i - start > 1) {
 		l->i = start;

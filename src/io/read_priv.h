@@ -44,10 +44,20 @@ int pe_shape_table(const uint64_t *shape, int ndim, int python, const char *name
 int pe_read_alloc(struct pe_matrix *m, uint64_t rows, uint64_t cols, const char *name,
 		  struct pe_error *err);
 
+/* The length of the valid UTF-8 sequence (2 to 4 bytes: shortest form,
+ * no surrogates, at most U+10FFFF) at s[0, n), or 0 if there is none. */
+size_t pe_utf8_seq(const unsigned char *s, size_t n);
+
 /* Untrusted bytes quoted for a message: at most max bytes of s[0, n),
  * bytes outside printable ASCII as \xNN (valid UTF-8 kept when utf8),
  * "..." when cut. */
 void pe_quote(char *buf, size_t size, const unsigned char *s, size_t n, size_t max, int utf8);
+
+struct cJSON;
+
+/* A JSON value as text for a message: compact, quoted as pe_quote does,
+ * at most 40 bytes and "...". */
+void pe_json_text(const struct cJSON *v, char *buf, size_t size);
 
 /* pe_table_list for a buffer already known to be safetensors, or npy. */
 int pe_safetensors_list(const unsigned char *buf, size_t len, const char *name,

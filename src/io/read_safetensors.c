@@ -89,18 +89,6 @@ static const char *shown(const char *s, char *buf, size_t size)
 	return buf;
 }
 
-static void value_text(const cJSON *v, char *buf, size_t size)
-{
-	char *s = cJSON_PrintUnformatted(v);
-
-	if (!s) {
-		snprintf(buf, size, "?");
-		return;
-	}
-	pe_quote(buf, size, (const unsigned char *)s, strlen(s), 40, 1);
-	free(s);
-}
-
 static int json_blank(unsigned char c)
 {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
@@ -120,20 +108,7 @@ static int check_text(struct st *f, const unsigned char *s, size_t n)
 			i++;
 			continue;
 		}
-		k = 0;
-		if (s[i] >= 0xc2 && s[i] <= 0xf4) {
-			size_t len = s[i] < 0xe0 ? 2 : s[i] < 0xf0 ? 3 : 4, j;
-			uint32_t c = s[i] & (0x7fu >> len);
-
-			if (n - i >= len) {
-				for (j = 1; j < len && (s[i + j] & 0xc0) == 0x80; j++)
-					c = (c << 6) | (s[i + j] & 0x3fu);
-				if (j == len &&
-				    !(len == 3 && (c < 0x800 || (c >= 0xd800 && c <= 0xdfff))) &&
-				    !(len == 4 && (c < 0x10000 || c > 0x10ffff)))
-					k = len;
-			}
-		}
+		k = pe_utf8_seq(s + i, n - i);
 		if (!k)
 			return pe_fail(f->err, PE_ERR_DATA,
 				       "%s: the header is not valid UTF-8 (at byte %zu)", f->name,
@@ -151,7 +126,7 @@ static int count_value(struct st *f, const char *tname, const char *field, const
 
 	if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < 0 ||
 	    v->valuedouble >= MAX_EXACT || v->valuedouble != floor(v->valuedouble)) {
-		value_text(v, vb, sizeof vb);
+		pe_json_text(v, vb, sizeof vb);
 		return pe_fail(f->err, PE_ERR_DATA,
 			       "%s: tensor '%s' %s value '%s' is not an integer from 0 to 2^53 - 1",
 			       f->name, shown(tname, tb, sizeof tb), field, vb);
@@ -207,7 +182,7 @@ static int tensor(struct st *f, const cJSON *obj, struct entry *e)
 			return pe_fail(f->err, PE_ERR_DATA, "%s: tensor '%s' has no '%s'", f->name, tn,
 				       fields[k]);
 	if (!cJSON_IsString(got[0])) {
-		value_text(got[0], vb, sizeof vb);
+		pe_json_text(got[0], vb, sizeof vb);
 		return pe_fail(f->err, PE_ERR_DATA, "%s: tensor '%s' dtype must be a string, got '%s'",
 			       f->name, tn, vb);
 	}
@@ -219,7 +194,7 @@ static int tensor(struct st *f, const cJSON *obj, struct entry *e)
 			       f->name, tn, shown(got[0]->valuestring, vb, sizeof vb));
 	e->dtype = (int)d;
 	if (!cJSON_IsArray(got[1])) {
-		value_text(got[1], vb, sizeof vb);
+		pe_json_text(got[1], vb, sizeof vb);
 		return pe_fail(f->err, PE_ERR_DATA,
 			       "%s: tensor '%s' shape must be a list of integers, got '%s'", f->name, tn,
 			       vb);
@@ -235,7 +210,7 @@ static int tensor(struct st *f, const cJSON *obj, struct entry *e)
 	}
 	e->shape = got[1];
 	if (!cJSON_IsArray(got[2]) || cJSON_GetArraySize(got[2]) != 2) {
-		value_text(got[2], vb, sizeof vb);
+		pe_json_text(got[2], vb, sizeof vb);
 		return pe_fail(f->err, PE_ERR_DATA,
 			       "%s: tensor '%s' data_offsets must be a list of 2 integers, got '%s'",
 			       f->name, tn, vb);
@@ -468,8 +443,9 @@ static int listing_error(const struct st *f, const char *why)
 		w = snprintf(item, sizeof item, "%s%s %s %s", i ? ", " : "",
 			     shown(f->e[i].name, tb, sizeof tb), dtypes[f->e[i].dtype].name, text);
 		snprintf(more, sizeof more, ", and %zu more", f->n - i - 1);
-		room = sizeof msg - at - (i + 1 < f->n ? strlen(more) : 0);
-		if (w < 0 || (size_t)w >= room)
+		/* room for the item and, if more follow, the words saying so */
+		room = i + 1 < f->n ? strlen(more) : 0;
+		if (w < 0 || at + room >= sizeof msg || (size_t)w >= sizeof msg - at - room)
 			break;
 		memcpy(msg + at, item, (size_t)w + 1);
 		at += (size_t)w;

@@ -801,6 +801,41 @@ static void test_st_listing_truncated(void **state)
 	default_fails(p, 16, "wpe", want);
 }
 
+/* a long file name leaves less room for the listing: it is cut short,
+ * never written past the message (a path ending near the buffer's end
+ * once made the room left wrap around) */
+static void test_st_listing_long_name(void **state)
+{
+	char names[20][16], path[1100];
+	const char *p[20];
+	struct pe_matrix m;
+	struct pe_error err;
+	unsigned char *b;
+	size_t len, plen;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 20; i++) {
+		snprintf(names[i], sizeof names[i], "t%d", i);
+		p[i] = names[i];
+	}
+	b = st_many(p, 20, &len);
+	for (plen = 850; plen < sizeof path; plen++) {
+		memset(path, 'a', plen);
+		path[plen] = '\0';
+		memset(&err, 0, sizeof err);
+		assert_int_equal(pe_safetensors_parse(b, len, path, "wpe", &m, NULL, &err), -1);
+		assert_int_equal(err.code, PE_ERR_DATA);
+		assert_true(strlen(err.msg) < sizeof err.msg);
+		assert_null(m.v);
+		if (plen < 900) {
+			assert_non_null(strstr(err.msg, ": no tensor 'wpe'; it has t0 F32 [1,2]"));
+			assert_non_null(strstr(err.msg, " more"));
+		}
+	}
+	free(b);
+}
+
 /* huggingface/safetensors tensor.rs tests, as data */
 static void test_st_reference_vectors(void **state)
 {
@@ -1304,6 +1339,12 @@ static void test_csv_bad(void **state)
 	csv_bad("1,2\n3,4 5\n", "line 2, column 2: '4 5' is not a number");
 	csv_bad("1,2\n3,0x\x01\xff\n", "line 2, column 2: '0x\\x01\\xff' is not a number");
 	csv_bad("1,2x,3\n4,5,6\n", "line 1, column 2: '2x' is not a number");	/* not a header */
+	/* Python's float() refuses what only C's strtod takes */
+	csv_bad("1,2\n3,0x1p3\n", "line 2, column 2: '0x1p3' is not a number");
+	csv_bad("1,2\n3,nan(7)\n", "line 2, column 2: 'nan(7)' is not a number");
+	/* finite, but no float32: an error, not a silent infinity */
+	csv_bad("1,2\n1e39,4\n", "line 2, column 1: '1e39' is too large for float32 (beyond 3.4e38)");
+	csv_bad("1,-3.5e38\n", "line 1, column 2: '-3.5e38' is too large for float32 (beyond 3.4e38)");
 	longf = malloc(2100);
 	assert_non_null(longf);
 	strcpy(longf, "1\n");
@@ -1459,6 +1500,7 @@ int main(void)
 		cmocka_unit_test(test_st_shapes),
 		cmocka_unit_test(test_st_default_rule),
 		cmocka_unit_test(test_st_listing_truncated),
+		cmocka_unit_test(test_st_listing_long_name),
 		cmocka_unit_test(test_st_reference_vectors),
 		cmocka_unit_test(test_st_header_errors),
 		cmocka_unit_test(test_st_gpt2_sparse),
