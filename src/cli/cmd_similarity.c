@@ -113,13 +113,12 @@ static int parse_similarity(struct job *j, struct pe_error *err)
 	static const char *const whole_matrix[] = { "rows", NULL };
 	static const char *const not_text[] = { "header", "cmap", "vmin", "vmax", "size", "title",
 						"colorbar", "no-colorbar", NULL };
-	const char *m = val(j, "metric"), *preset = val(j, "preset"), *w;
+	const char *preset = val(j, "preset"), *w;
 	int metric = PE_METRIC_COSINE, prec = 0;
 
 	j->wang_chen = preset && strcmp(preset, WANG_CHEN) == 0;
-	if (m && (metric = pe_metric_by_name(m)) < 0)
-		return pe_fail(err, PE_ERR_USAGE, "unknown --metric '%s' (one of: cosine, dot, euclidean)", m);
-	if (pe_opt_choice("precision", val(j, "precision"), pe_gen_precisions, &prec, err) != 0)
+	if (pe_opt_choice("metric", val(j, "metric"), pe_metric_names, &metric, err) != 0 ||
+	    pe_opt_choice("precision", val(j, "precision"), pe_gen_precisions, &prec, err) != 0)
 		return -1;
 	j->sp.metric = (enum pe_metric)metric;
 	j->sp.center = val(j, "center") != NULL;
@@ -332,17 +331,17 @@ static int write_stats(struct job *j, struct pe_similarity *s, struct pe_meta *m
 	struct pe_pump_opts po = { 1, NULL, NULL };
 	struct pe_output out;
 	const char *want = j->stats ? "json" : "csv";
-	int rc = -1, last = -1, opened = 0;
+	int rc = -1, last = -1, opened = 0, named;
 
 	memset(&st, 0, sizeof st);
 	if (j->out.format && strcmp(j->out.format, want) != 0)
 		return pe_fail(err, PE_ERR_USAGE, "--%s writes %s, not '%s'",
 			       j->stats ? "stats" : "profile", want, j->out.format);
-	if (!j->out.format && j->out.path && pe_format_by_path(j->out.path) >= 0 &&
-	    strcmp(pe_format_name((enum pe_format)pe_format_by_path(j->out.path)), want) != 0)
+	named = j->out.path ? pe_format_by_path(j->out.path) : -1;
+	if (!j->out.format && named >= 0 && strcmp(pe_format_name((enum pe_format)named), want) != 0)
 		return pe_fail(err, PE_ERR_USAGE, "--%s writes %s; '%s' names %s output",
 			       j->stats ? "stats" : "profile", want, j->out.path,
-			       pe_format_name((enum pe_format)pe_format_by_path(j->out.path)));
+			       pe_format_name((enum pe_format)named));
 	if (pe_threads_resolve(j->out.threads, &po.threads, err) != 0 ||
 	    pe_similarity_tensor(s, &t, err) != 0 ||
 	    !(sink = pe_stats_sink_new(&j->stp, err)))

@@ -13,8 +13,10 @@
  * of doubles are added as the exact pair (p, e) with p = fl(x*y),
  * e = fma(x, y, -p): exact as long as |x|, |y| < 2^500 and x*y is zero or
  * above 2^-960, which holds for every value posenc feeds in (float32 values
- * and their centred doubles).  At most 2^26 additions (pe_acc_add_scaled
- * counts as many as b had) between clears.
+ * and their centred doubles).  An addition adds less than 2^33 to a cell,
+ * so up to 2^30 of them are safe between clears (pe_acc_add_prod counts 2,
+ * pe_acc_add_scaled |k| times as many as b had); similarity makes at most
+ * 8 d <= 2^27 (a centred distance, d <= 2^24).
  *
  * The roundings are correct (round to nearest, ties to even, subnormals
  * and overflow to infinity as IEEE binary32 does):

@@ -43,9 +43,13 @@ struct pe_sim_row {
 
 struct pe_sim_cache {
 	pthread_mutex_t mu;
+	int mu_ok;		/* mu was initialised */
 	size_t nb;		/* blocks */
-	float **blk;		/* nb x nb: blk[c * nb + b], c > b: rows of c x rows of b */
+	/* nb x band: the block of rows of c x rows of b (b < c <= b + band) at
+	 * blk[b * band + (c - b - 1)]; see slot() */
+	float **blk;
 	unsigned char *col;	/* per block b: 0 not tried, 1 storing, 2 not stored */
+	unsigned char *begun;	/* per block: rows of it have been taken on */
 	unsigned char *stored, *read;	/* per row */
 	uint64_t *nstored, *nread;	/* per block: distinct rows */
 	size_t cap;		/* bytes of blocks at most */
@@ -58,6 +62,7 @@ struct pe_sim_cache {
 	void **chunks;
 	size_t nchunks;
 	void *free_list;
+	size_t held;		/* blocks out of the pool */
 };
 
 #define CHUNK_BYTES ((size_t)8 << 20)
@@ -70,6 +75,7 @@ static float *blk_get(struct pe_sim_cache *c)
 
 	if (p) {
 		memcpy(&c->free_list, p, sizeof(void *));
+		c->held++;
 		return p;
 	}
 	if (c->chunk_left < c->blk_bytes) {
@@ -91,6 +97,7 @@ static float *blk_get(struct pe_sim_cache *c)
 	p = c->chunk_next;
 	c->chunk_next += c->blk_bytes;
 	c->chunk_left -= c->blk_bytes;
+	c->held++;
 	return p;
 }
 
@@ -98,6 +105,23 @@ static void blk_put(struct pe_sim_cache *c, float *b)
 {
 	memcpy(b, &c->free_list, sizeof(void *));
 	c->free_list = b;
+	c->held--;
+}
+
+/* Where the block of rows of block r x rows of block b (b < r) is kept, or
+ * NULL when r is beyond b's band (never kept). */
+static float **slot(const struct pe_sim_cache *c, size_t r, size_t b)
+{
+	return r > b && r - b <= c->band && r < c->nb ? &c->blk[b * c->band + (r - b - 1)] : NULL;
+}
+
+/* Let go of the block at slot p, if any. */
+static void slot_put(struct pe_sim_cache *c, float **p)
+{
+	if (p && *p) {
+		blk_put(c, *p);
+		*p = NULL;
+	}
 }
 
 const char *const pe_metric_names[] = { "cosine", "dot", "euclidean", NULL };
@@ -105,16 +129,6 @@ const char *const pe_metric_names[] = { "cosine", "dot", "euclidean", NULL };
 const char *pe_metric_name(enum pe_metric m)
 {
 	return pe_metric_names[m];
-}
-
-int pe_metric_by_name(const char *name)
-{
-	int i;
-
-	for (i = 0; pe_metric_names[i]; i++)
-		if (strcmp(pe_metric_names[i], name) == 0)
-			return i;
-	return -1;
 }
 
 static uint64_t block_rows_of(const struct pe_similarity *s, size_t b)
@@ -167,30 +181,28 @@ static int check_finite(const struct pe_matrix_view *w, struct pe_error *err)
 /* Column means: double-double sums in row order, rounded to double. */
 static int column_means(const struct pe_matrix_view *w, double **out, struct pe_error *err)
 {
-	double *hi = calloc(w->cols, sizeof *hi), *lo = calloc(w->cols, sizeof *lo);
+	struct pe_dd *sum = calloc(w->cols, sizeof *sum);
+	double *mu = malloc(w->cols * sizeof *mu);
 	uint64_t i, k;
-	double s, bb, v;
 
-	if (!hi || !lo) {
-		free(hi);
-		free(lo);
+	if (!sum || !mu) {
+		free(sum);
+		free(mu);
 		return pe_fail(err, PE_ERR_NOMEM, "out of memory");
 	}
 	for (i = 0; i < w->rows; i++) {
 		const float *r = pe_view_row(w, i);
 
 		for (k = 0; k < w->cols; k++) {
-			v = (double)r[k];
-			s = hi[k] + v;
-			bb = s - hi[k];
-			lo[k] += (hi[k] - (s - bb)) + (v - bb);
-			hi[k] = s;
+			struct pe_dd v = { (double)r[k], 0 };
+
+			sum[k] = pe_dd_add(sum[k], v);
 		}
 	}
 	for (k = 0; k < w->cols; k++)
-		hi[k] = (hi[k] + lo[k]) / (double)w->rows;
-	free(lo);
-	*out = hi;
+		mu[k] = (sum[k].hi + sum[k].lo) / (double)w->rows;
+	free(sum);
+	*out = mu;
 	return 0;
 }
 
@@ -236,20 +248,24 @@ static int cache_init(struct pe_similarity *s, struct pe_error *err)
 	c->blk_bytes = s->block * s->block * sizeof(float);
 	/* Blocks within `band` block-rows of the diagonal are kept: they are
 	 * let go soonest, so a budget saves the most work that way.  About
-	 * band (band + 1) / 2 of them are held at once. */
-	for (c->band = 1; c->band < nb && (c->band + 1) * (c->band + 2) / 2 * c->blk_bytes <= c->cap;
+	 * band (band + 1) / 2 of them are held at once; their index, nb band
+	 * pointers, is held to an eighth of the budget too. */
+	for (c->band = 1; c->band < nb && (c->band + 1) * (c->band + 2) / 2 * c->blk_bytes <= c->cap &&
+			  (c->band + 1) * nb * sizeof *c->blk <= c->cap / 8;
 	     c->band++)
 		;
-	c->blk = calloc(nb * nb, sizeof *c->blk);
+	c->blk = calloc(nb * c->band, sizeof *c->blk);
 	c->col = calloc(nb, 1);
+	c->begun = calloc(nb, 1);
 	c->stored = calloc(s->n, 1);
 	c->read = calloc(s->n, 1);
 	c->nstored = calloc(nb, sizeof *c->nstored);
 	c->nread = calloc(nb, sizeof *c->nread);
-	if (!c->blk || !c->col || !c->stored || !c->read || !c->nstored || !c->nread)
+	if (!c->blk || !c->col || !c->begun || !c->stored || !c->read || !c->nstored || !c->nread)
 		return pe_fail(err, PE_ERR_NOMEM, "out of memory");
 	if (pthread_mutex_init(&c->mu, NULL) != 0)
 		return pe_fail(err, PE_ERR_NOMEM, "cannot create a mutex");
+	c->mu_ok = 1;
 	return 0;
 }
 
@@ -264,9 +280,12 @@ int pe_similarity_init(struct pe_similarity *s, const struct pe_matrix_view *w,
 	s->p = *p;
 	s->n = w->rows;
 	s->d = w->cols;
-	if (s->n == 0 || s->d == 0 || s->n > 0x7fffffff || s->d > PE_MAX_COLS)
+	if (s->n == 0 || s->d == 0 || s->d > PE_MAX_COLS)
 		return pe_fail(err, PE_ERR_DATA, "a similarity of %llu rows of %llu values is not possible",
 			       (unsigned long long)s->n, (unsigned long long)s->d);
+	if (s->n > PE_MAX_COLS)
+		return pe_fail(err, PE_ERR_DATA, "a similarity of %llu rows has as many columns: at most %llu",
+			       (unsigned long long)s->n, (unsigned long long)PE_MAX_COLS);
 	if (s->n > SIZE_MAX / 8 / s->d)
 		return pe_fail(err, PE_ERR_NOMEM, "%llu rows of %llu values do not fit in memory",
 			       (unsigned long long)s->n, (unsigned long long)s->d);
@@ -336,13 +355,14 @@ void pe_similarity_free(struct pe_similarity *s)
 	size_t i;
 
 	if (c) {
-		if (c->blk)
+		if (c->mu_ok)
 			pthread_mutex_destroy(&c->mu);
 		for (i = 0; i < c->nchunks; i++)
 			free(c->chunks[i]);
 		free(c->chunks);
 		free(c->blk);
 		free(c->col);
+		free(c->begun);
 		free(c->stored);
 		free(c->read);
 		free(c->nstored);
@@ -355,11 +375,23 @@ void pe_similarity_free(struct pe_similarity *s)
 	memset(s, 0, sizeof *s);
 }
 
+size_t pe_similarity_cache_held(const struct pe_similarity *s)
+{
+	size_t n = 0;
+
+	if (s->cache && s->cache->mu_ok) {
+		pthread_mutex_lock(&s->cache->mu);
+		n = s->cache->held;
+		pthread_mutex_unlock(&s->cache->mu);
+	}
+	return n;
+}
+
 uint64_t pe_similarity_exact_count(const struct pe_similarity *s)
 {
 	uint64_t n = 0;
 
-	if (s->cache) {
+	if (s->cache && s->cache->mu_ok) {
 		pthread_mutex_lock(&s->cache->mu);
 		n = s->cache->exact_count;
 		pthread_mutex_unlock(&s->cache->mu);
@@ -542,13 +574,11 @@ static void reserve_column(const struct pe_similarity *s, size_t b)
 	if (c->col[b])
 		return;
 	c->col[b] = 2;
-	for (k = b + 1; k < c->nb && k <= b + c->band; k++) {
-		c->blk[k * c->nb + b] = blk_get(c);
-		if (!c->blk[k * c->nb + b]) {
-			while (k-- > b + 1) {
-				blk_put(c, c->blk[k * c->nb + b]);
-				c->blk[k * c->nb + b] = NULL;
-			}
+	for (k = b + 1; slot(c, k, b); k++) {
+		*slot(c, k, b) = blk_get(c);
+		if (!*slot(c, k, b)) {
+			while (k-- > b + 1)
+				slot_put(c, slot(c, k, b));
 			return;
 		}
 	}
@@ -557,10 +587,9 @@ static void reserve_column(const struct pe_similarity *s, size_t b)
 }
 
 /* Under the lock: rows [sa, sa+sm) of block b have their upper triangle in
- * the cache (when stored), rows [a, a+m) are written.  A block whose rows
- * have all been written releases what it read, except blocks of a column
- * still being stored (blocks worked on at once, or fills out of the pump's
- * order, meet those; the pool keeps them until pe_similarity_free). */
+ * the cache (when stored), rows [a, a+m) are written.  A cached block is
+ * let go at the later of its two ends: its column (block b) all stored,
+ * its rows (block r) all written. */
 static void rows_done(const struct pe_similarity *s, size_t b, uint64_t sa, size_t sm,
 		      int stored, uint64_t a, size_t m)
 {
@@ -580,41 +609,44 @@ static void rows_done(const struct pe_similarity *s, size_t b, uint64_t sa, size
 			c->nread[b]++;
 		}
 	}
-	if (c->nread[b] == block_rows_of(s, b)) {
-		for (k = 0; k < b; k++) {
-			if (c->blk[b * c->nb + k] && c->nstored[k] == block_rows_of(s, k)) {
-				blk_put(c, c->blk[b * c->nb + k]);
-				c->blk[b * c->nb + k] = NULL;
-			}
-		}
-	}
+	if (c->nread[b] == block_rows_of(s, b))
+		for (k = b > c->band ? b - c->band : 0; k < b; k++)
+			if (c->nstored[k] == block_rows_of(s, k))
+				slot_put(c, slot(c, b, k));
+	if (c->nstored[b] == block_rows_of(s, b))
+		for (k = b + 1; slot(c, k, b); k++)
+			if (c->nread[k] == block_rows_of(s, k))
+				slot_put(c, slot(c, k, b));
 }
 
 /* Before rows of block b are computed: make room for b's column once, and
- * take (under the lock) the complete blocks rows of b can copy (from[k],
- * k < b) and the blocks they store into (to[k], k > b), leaving out blocks
- * whose rows another worker has begun writing.  Returns whether b's upper
- * triangle is stored at all. */
+ * take (under the lock) the complete blocks rows of b can copy (from[t]:
+ * column block b - 1 - t) and the blocks they store into (to[t]: row block
+ * b + 1 + t), t < band, leaving out blocks whose rows have been taken on
+ * already (by another worker, or by a fill out of order): those would stay
+ * incomplete, so they are let go and their rows compute them.  A block's
+ * rows are written by one worker, or by slices of one pump block that all
+ * capture before any later block begins, so a block let go here has no
+ * writer.  Returns whether b's upper triangle is stored at all. */
 static int capture(const struct pe_similarity *s, size_t b, const float **from, float **to)
 {
 	struct pe_sim_cache *c = s->cache;
-	size_t k, nb = c->nb;
+	size_t k, t;
+	float **p;
 	int storing;
 
 	pthread_mutex_lock(&c->mu);
+	c->begun[b] = 1;
 	reserve_column(s, b);
 	storing = c->col[b] == 1;
-	for (k = 0; k < b; k++)
-		if (c->nstored[k] == block_rows_of(s, k))
-			from[k] = c->blk[b * nb + k];
-	for (k = b + 1; storing && k < nb; k++) {
-		if (c->nread[k] == 0) {
-			to[k] = c->blk[k * nb + b];
-		} else if (c->blk[k * nb + b]) {
-			/* it would stay incomplete: unlinked, so block k computes it */
-			blk_put(c, c->blk[k * nb + b]);
-			c->blk[k * nb + b] = NULL;
-		}
+	for (t = 0; t < c->band && t < b; t++)
+		if (c->nstored[b - 1 - t] == block_rows_of(s, b - 1 - t))
+			from[t] = *slot(c, b, b - 1 - t);
+	for (k = b + 1, t = 0; storing && (p = slot(c, k, b)) != NULL; k++, t++) {
+		if (!c->begun[k])
+			to[t] = *p;
+		else
+			slot_put(c, p);
 	}
 	pthread_mutex_unlock(&c->mu);
 	return storing;
@@ -625,27 +657,25 @@ static int block_rows(const struct pe_similarity *s, size_t b, uint64_t a, size_
 		      struct pe_error *err)
 {
 	struct pe_sim_cache *c = s->cache;
-	size_t n = (size_t)s->n, k, nb = c ? c->nb : 0, i;
+	size_t n = (size_t)s->n, k, t, i, band = c->band;
 	uint64_t start = (uint64_t)b * s->block, bb = block_rows_of(s, b), run0, nexact = 0;
-	const float **from = NULL;
-	float **to = NULL;
+	const float **from = calloc(band, sizeof *from);
+	float **to = calloc(band, sizeof *to);
 	int storing = 0, rc = -1;
 
-	if (c) {
-		from = calloc(nb, sizeof *from);
-		to = calloc(nb, sizeof *to);
-		if (!from || !to) {
-			pe_fail(err, PE_ERR_NOMEM, "out of memory");
-			goto out;
-		}
-		storing = capture(s, b, from, to);
+	if (!from || !to) {
+		pe_fail(err, PE_ERR_NOMEM, "out of memory");
+		goto out;
 	}
-	/* earlier columns: cached blocks copied, runs of the others computed */
+	storing = capture(s, b, from, to);
+	/* earlier columns: cached blocks (within the band) copied, runs of the
+	 * others computed */
 	run0 = 0;
-	for (k = 0; k <= b; k++) {
+	for (k = b > band ? b - band : 0; k <= b; k++) {
 		uint64_t kc = (uint64_t)k * s->block;
+		const float *f = k < b ? from[b - 1 - k] : NULL;
 
-		if (k < b && !(from && from[k]))
+		if (k < b && !f)
 			continue;
 		if (compute(s, a, m, run0, kc, out + run0, n, &nexact, err) != 0)
 			goto out;
@@ -653,7 +683,7 @@ static int block_rows(const struct pe_similarity *s, size_t b, uint64_t a, size_
 			uint64_t kr = block_rows_of(s, k);
 
 			for (i = 0; i < m; i++)
-				memcpy(out + i * n + kc, from[k] + (a + i - start) * kr,
+				memcpy(out + i * n + kc, f + (a + i - start) * kr,
 				       (size_t)kr * sizeof(float));
 			run0 = kc + kr;
 		}
@@ -661,24 +691,22 @@ static int block_rows(const struct pe_similarity *s, size_t b, uint64_t a, size_
 	/* this block's column onwards */
 	if (compute(s, a, m, start, s->n, out + start, n, &nexact, err) != 0)
 		goto out;
-	for (k = b + 1; storing && k < nb; k++) {
-		uint64_t kc = (uint64_t)k * s->block, kr = block_rows_of(s, k), jj;
+	for (t = 0; storing && t < band && b + 1 + t < c->nb; t++) {
+		uint64_t kc = (uint64_t)(b + 1 + t) * s->block, kr = block_rows_of(s, b + 1 + t), jj;
 
-		if (!to[k])
-			continue;	/* block k was read and let go: asked for again out of order */
+		if (!to[t])
+			continue;	/* begun already: let go */
 		for (i = 0; i < m; i++)
 			for (jj = 0; jj < kr; jj++)
-				to[k][jj * bb + (a + i - start)] = out[i * n + kc + jj];
+				to[t][jj * bb + (a + i - start)] = out[i * n + kc + jj];
 	}
 	rc = 0;
 out:
-	if (c) {
-		pthread_mutex_lock(&c->mu);
-		if (rc == 0)
-			rows_done(s, b, a, m, storing, a, m);
-		c->exact_count += nexact;
-		pthread_mutex_unlock(&c->mu);
-	}
+	pthread_mutex_lock(&c->mu);
+	if (rc == 0)
+		rows_done(s, b, a, m, storing, a, m);
+	c->exact_count += nexact;
+	pthread_mutex_unlock(&c->mu);
 	free(from);
 	free(to);
 	return rc;
@@ -703,8 +731,8 @@ static int f32_block(const struct pe_similarity *s, size_t b, uint64_t a, size_t
 	size_t n = (size_t)s->n, nb = c->nb, k, i, j;
 	uint64_t start = (uint64_t)b * s->block, bb = block_rows_of(s, b), kr, kc;
 	size_t lo = (size_t)(a - start);
-	const float **from = calloc(nb, sizeof *from);
-	float **to = calloc(nb, sizeof *to), *g = malloc(s->block * s->block * sizeof *g);
+	const float **from = calloc(c->band, sizeof *from), *f;
+	float **to = calloc(c->band, sizeof *to), *g = malloc(s->block * s->block * sizeof *g), *tk;
 	int storing = 0, rc = -1;
 
 	if (!from || !to || !g) {
@@ -715,9 +743,10 @@ static int f32_block(const struct pe_similarity *s, size_t b, uint64_t a, size_t
 	for (k = 0; k < b; k++) {
 		kc = (uint64_t)k * s->block;
 		kr = block_rows_of(s, k);
-		if (from[k]) {
+		f = b - k <= c->band ? from[b - 1 - k] : NULL;
+		if (f) {
 			for (i = 0; i < m; i++)
-				memcpy(out + i * n + kc, from[k] + (lo + i) * kr, (size_t)kr * sizeof(float));
+				memcpy(out + i * n + kc, f + (lo + i) * kr, (size_t)kr * sizeof(float));
 			continue;
 		}
 		f32_pair(s, k, b, g);	/* the call that defines these values */
@@ -738,10 +767,11 @@ static int f32_block(const struct pe_similarity *s, size_t b, uint64_t a, size_t
 		for (i = 0; i < m; i++)
 			for (j = 0; j < kr; j++)
 				out[i * n + kc + j] = f32_value(s, a + i, kc + j, g[(lo + i) * kr + j]);
-		if (to[k])
+		tk = k - b <= c->band ? to[k - b - 1] : NULL;
+		if (tk)
 			for (i = 0; i < bb; i++)
 				for (j = 0; j < kr; j++)
-					to[k][j * bb + i] = f32_value(s, start + i, kc + j, g[i * kr + j]);
+					tk[j * bb + i] = f32_value(s, start + i, kc + j, g[i * kr + j]);
 	}
 	rc = 0;
 out:

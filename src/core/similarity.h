@@ -34,7 +34,10 @@
  * Memory: the rows in double (n d 8 bytes; float32: n d 4), the GEMM
  * scratch of the workers, and the cache, at most cache_bytes =
  * max(64 MiB, 8 n d bytes) -- O(n d), never O(n^2); blocks near the
- * diagonal are kept first (they are let go soonest).
+ * diagonal are kept first (they are let go soonest).  Besides, the rows
+ * written pass through the pump's two buffers of one row block each: at
+ * most max(32 MiB, 64 n bytes) in exact precision, threads times
+ * max(32 MiB, 256 n bytes) in float32 (a block of the grid per worker).
  */
 #ifndef PE_SIMILARITY_H
 #define PE_SIMILARITY_H
@@ -78,16 +81,15 @@ struct pe_similarity {
 	struct pe_sim_cache *cache;
 };
 
-/* "cosine", "dot", "euclidean" (enum order, NULL-terminated), and back
- * (-1 if unknown). */
+/* "cosine", "dot", "euclidean" (enum order, NULL-terminated). */
 extern const char *const pe_metric_names[];
 const char *pe_metric_name(enum pe_metric m);
-int pe_metric_by_name(const char *name);
 
 /*
  * Prepare the similarity of the rows of w (w's matrix may be freed after
  * this returns).  Every value must be finite (PE_ERR_DATA naming the row of
- * w's matrix and the column otherwise); n at most 2^31 - 1.  Free with
+ * w's matrix and the column otherwise); n at most PE_MAX_COLS (the n x n
+ * result's columns).  Free with
  * pe_similarity_free in every case.
  */
 int pe_similarity_init(struct pe_similarity *s, const struct pe_matrix_view *w,
@@ -98,6 +100,10 @@ void pe_similarity_free(struct pe_similarity *s);
 /* The n x n tensor "similarity" (parallel, block_rows on the grid); s must
  * outlive it. */
 int pe_similarity_tensor(struct pe_similarity *s, struct pe_tensor *t, struct pe_error *err);
+
+/* Blocks the cache holds now (for tests: none once every row has been
+ * written, in order, by any number of threads). */
+size_t pe_similarity_cache_held(const struct pe_similarity *s);
 
 /* Elements recomputed exactly so far (for tests and measurements). */
 uint64_t pe_similarity_exact_count(const struct pe_similarity *s);

@@ -371,7 +371,7 @@ int pe_stats_result(struct pe_sink *sink, struct pe_stats *out, struct pe_error 
 			continue;
 		}
 		mean = d->sum1 / (double)d->count;
-		var = d->sum2 / (double)d->count - mean * mean;
+		var = sq_dev(d) / (double)d->count;
 		out->mean[k] = d->shift + mean;
 		out->std[k] = var > 0.0 ? sqrt(var) : 0.0;	/* rounding can go below 0 */
 	}

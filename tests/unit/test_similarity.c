@@ -482,8 +482,92 @@ static void test_refusals(void **state)
 	assert_int_equal(pe_matrix_select(&m, 0, 3, 1, &w, &err), 0);	/* rows 0..2 are fine */
 	assert_int_equal(pe_similarity_init(&s, &w, &p, &err), 0);
 	pe_similarity_free(&s);
-	assert_int_equal(pe_metric_by_name("euclidean"), PE_METRIC_EUCLIDEAN);
-	assert_int_equal(pe_metric_by_name("l2"), -1);
+	/* the names the CLI looks --metric up in, in enum order ("l2" and the
+	 * like are refused there: t_similarity.sh) */
+	assert_string_equal(pe_metric_names[PE_METRIC_EUCLIDEAN], "euclidean");
+	assert_string_equal(pe_metric_name(PE_METRIC_DOT), "dot");
+	assert_null(pe_metric_names[3]);
+	pe_matrix_free(&m);
+}
+
+/* Every cached block is let go once every row has been written, with the
+ * workers on neighbouring blocks at once (float32) or on slices of one
+ * (exact), the cache budget small or not. */
+static void test_cache_let_go(void **state)
+{
+	struct pe_matrix m = random_table(3000, 8, -2, 2);
+	struct pe_matrix_view w;
+	struct pe_error err;
+	size_t n = 3000, budgets[2] = { (size_t)2 << 20, 0 }, k;
+	float *out = malloc(n * n * sizeof *out), *ref = NULL;
+	int prec, th;
+
+	(void)state;
+	assert_non_null(out);
+	assert_int_equal(pe_matrix_select(&m, 0, n, 1, &w, &err), 0);
+	for (prec = 0; prec < 2; prec++) {
+		for (k = 0; k < 2; k++) {
+			for (th = 1; th <= 4; th++) {
+				struct pe_similarity s;
+				struct pe_similarity_params p = { PE_METRIC_COSINE, 0,
+								  (enum pe_sim_precision)prec, th,
+								  budgets[k] };
+				struct pe_tensor t;
+				struct pe_pump_opts po = { th, NULL, NULL };
+
+				assert_int_equal(pe_similarity_init(&s, &w, &p, &err), 0);
+				assert_int_equal(pe_similarity_tensor(&s, &t, &err), 0);
+				assert_int_equal(pe_tensor_materialize(&t, out, &po, &err), 0);
+				assert_int_equal(pe_similarity_cache_held(&s), 0);
+				if (!ref) {
+					ref = malloc(n * n * sizeof *ref);
+					assert_non_null(ref);
+					memcpy(ref, out, n * n * sizeof *ref);
+				} else if (prec == 0) {
+					assert_memory_equal(out, ref, n * n * sizeof *out);
+				}
+				pe_similarity_free(&s);
+			}
+		}
+		free(ref);
+		ref = NULL;
+	}
+	free(out);
+	pe_matrix_free(&m);
+}
+
+/* The cache's index grows with n and its band, not with n^2: a million
+ * rows of 2 set up in a few MiB; one row more than a result can have
+ * columns is refused before any work. */
+static void test_many_rows(void **state)
+{
+	struct pe_matrix m;
+	struct pe_matrix_view w;
+	struct pe_similarity s;
+	struct pe_similarity_params p = { PE_METRIC_COSINE, 0, PE_SIM_EXACT, 1, 0 };
+	struct pe_error err;
+	struct pe_tensor t;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(pe_matrix_alloc(&m, 1000000, 2, NULL), 0);
+	for (i = 0; i < 2000000; i++)
+		m.v[i] = (float)(i % 7) - 3;
+	assert_int_equal(pe_matrix_select(&m, 0, m.rows, 1, &w, &err), 0);
+	if (pe_similarity_init(&s, &w, &p, &err) != 0)
+		fail_msg("init: %s", err.msg);
+	assert_int_equal(pe_similarity_tensor(&s, &t, &err), 0);
+	assert_int_equal(t.shape[0], 1000000);
+	pe_similarity_free(&s);
+	pe_matrix_free(&m);
+	/* 2^24 + 1 rows of one value */
+	assert_int_equal(pe_matrix_alloc(&m, ((size_t)1 << 24) + 1, 1, NULL), 0);
+	memset(m.v, 0, (size_t)m.rows * sizeof *m.v);
+	assert_int_equal(pe_matrix_select(&m, 0, m.rows, 1, &w, &err), 0);
+	assert_int_equal(pe_similarity_init(&s, &w, &p, &err), -1);
+	assert_int_equal(err.code, PE_ERR_DATA);
+	assert_string_equal(err.msg, "a similarity of 16777217 rows has as many columns: at most 16777216");
+	pe_similarity_free(&s);
 	pe_matrix_free(&m);
 }
 
@@ -499,6 +583,8 @@ int main(void)
 		cmocka_unit_test(test_view),
 		cmocka_unit_test(test_float32),
 		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_cache_let_go),
+		cmocka_unit_test(test_many_rows),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
