@@ -10,6 +10,20 @@ int pe_msg_pipe_closed(void)
 	return pipe_closed;
 }
 
+/* s on stderr as one line: control bytes (a newline in a file name, an
+ * escape sequence) as \xNN; UTF-8 passes. */
+static void put_text(const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c < 0x20 || c == 0x7f)
+			fprintf(stderr, "\\x%02x", c);
+		else
+			fputc(c, stderr);
+	}
+}
+
 int pe_msg_report(const char *cmd, const struct pe_error *err)
 {
 	if (err->code == PE_OK)
@@ -18,10 +32,11 @@ int pe_msg_report(const char *cmd, const struct pe_error *err)
 		pipe_closed = 1;
 		return PE_EXIT_OK;
 	}
+	fputs("posenc: ", stderr);
 	if (cmd)
-		fprintf(stderr, "posenc: %s: %s\n", cmd, err->msg);
-	else
-		fprintf(stderr, "posenc: %s\n", err->msg);
+		fprintf(stderr, "%s: ", cmd);
+	put_text(err->msg);
+	fputc('\n', stderr);
 	if (err->code == PE_ERR_USAGE) {
 		if (cmd)
 			fprintf(stderr, "Try 'posenc %s --help'.\n", cmd);
@@ -36,10 +51,13 @@ void pe_msg_warn(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("posenc: warning: ", stderr);
+	char line[1024];
+
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(line, sizeof line, fmt, ap);
 	va_end(ap);
+	fputs("posenc: warning: ", stderr);
+	put_text(line);
 	fputc('\n', stderr);
 }
 
