@@ -207,8 +207,8 @@ static int open_path(struct pe_input *in, const char *path, size_t max_bytes,
 			goto out;
 		}
 	}
-	/* size 0 (/proc files say so) or a file that cannot be mapped: read it;
-	 * the descriptor is blocking already for a regular file */
+	/* size 0 (/proc files say so) or a file that cannot be mapped: read it
+	 * (O_NONBLOCK, set for FIFOs, changes nothing for a regular file) */
 	rc = read_all(in, fd, 0, 0, max_bytes, err);
 out:
 	close(fd);

@@ -5,12 +5,14 @@
  * A regular file is mapped read-only, so a reader touches only the pages it
  * parses: a 500 MB checkpoint costs its header and the one tensor wanted.
  * Standard input ("-"), a pipe or a FIFO is read whole into memory, at most
- * max_bytes.  Nothing here waits forever or reads without end:
+ * max_bytes.  Nothing here waits for a writer that is not there or reads
+ * without end:
  *   - a directory, a character or block device (/dev/zero, a terminal named
  *     by path) or a socket is refused (PE_ERR_IO, "NAME: is a directory" ...);
  *   - a FIFO is opened without blocking; when it has no writer, posenc waits
  *     PE_INPUT_FIFO_WAIT_MS for one to appear and write, then gives up
- *     (PE_ERR_IO, "NAME: a FIFO with no writer");
+ *     (PE_ERR_IO, "NAME: a FIFO with no writer"); one that has a writer is
+ *     read to its end, however slowly the writer writes, as cat does;
  *   - more than max_bytes (a file, or what a pipe delivers) is PE_ERR_DATA,
  *     checked before allocating for a file, as it arrives for a pipe.
  * "-" itself is read as it is, whatever it is (a terminal waits for EOF,

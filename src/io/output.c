@@ -17,6 +17,11 @@ int pe_write_error(int errnum, struct pe_error *err)
 		       errnum ? strerror(errnum) : "unknown error");
 }
 
+int pe_write_str(FILE *fp, const char *s, struct pe_error *err)
+{
+	return pe_write(fp, s, strlen(s), err);
+}
+
 int pe_write(FILE *fp, const void *p, size_t n, struct pe_error *err)
 {
 	if (n == 0)

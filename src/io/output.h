@@ -40,6 +40,9 @@ void pe_output_abort(struct pe_output *o);
 /* fwrite that reports a short write as PE_ERR_PIPE (EPIPE) or PE_ERR_IO. */
 int pe_write(FILE *fp, const void *p, size_t n, struct pe_error *err);
 
+/* pe_write of a NUL-terminated string. */
+int pe_write_str(FILE *fp, const char *s, struct pe_error *err);
+
 /* n 4-byte values (float or int32_t, host order) written little-endian. */
 int pe_write_le32(FILE *fp, const void *data, size_t n, struct pe_error *err);
 

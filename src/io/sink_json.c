@@ -32,7 +32,7 @@ struct json_sink {
 
 static int json_puts(struct json_sink *j, const char *s, struct pe_error *err)
 {
-	return pe_write(j->fp, s, strlen(s), err);
+	return pe_write_str(j->fp, s, err);
 }
 
 static int json_begin(struct pe_sink *s, const struct pe_tensor *t, size_t nt,

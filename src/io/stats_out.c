@@ -12,18 +12,13 @@
 #include "io/metajson.h"
 #include "io/output.h"
 
-static int put(FILE *fp, const char *s, struct pe_error *err)
-{
-	return pe_write(fp, s, strlen(s), err);
-}
-
 /* JSON has no NaN or infinity: null says "not defined here" */
 static int put_num(FILE *fp, double v, struct pe_error *err)
 {
 	char buf[PE_FMT_BUF];
 
 	if (!isfinite(v))
-		return put(fp, "null", err);
+		return pe_write_str(fp, "null", err);
 	return pe_write(fp, buf, pe_fmt_f64(v, buf), err);
 }
 
@@ -48,7 +43,7 @@ static int check_step(const struct pe_stats *st, uint64_t offset_step, struct pe
 
 static int put_key(FILE *fp, const char *key, struct pe_error *err)
 {
-	return put(fp, ",\"", err) || put(fp, key, err) || put(fp, "\":", err) ? -1 : 0;
+	return pe_write_str(fp, ",\"", err) || pe_write_str(fp, key, err) || pe_write_str(fp, "\":", err) ? -1 : 0;
 }
 
 static int put_num_array(FILE *fp, const char *key, const double *v, uint64_t n,
@@ -56,12 +51,12 @@ static int put_num_array(FILE *fp, const char *key, const double *v, uint64_t n,
 {
 	uint64_t k;
 
-	if (put(fp, key, err) || put(fp, "[", err))
+	if (pe_write_str(fp, key, err) || pe_write_str(fp, "[", err))
 		return -1;
 	for (k = 0; k < n; k++)
-		if ((k && put(fp, ",", err)) || put_num(fp, v[k], err))
+		if ((k && pe_write_str(fp, ",", err)) || put_num(fp, v[k], err))
 			return -1;
-	return put(fp, "]", err);
+	return pe_write_str(fp, "]", err);
 }
 
 static int put_profile(FILE *fp, const struct pe_stats *st, uint64_t offset_step,
@@ -69,19 +64,19 @@ static int put_profile(FILE *fp, const struct pe_stats *st, uint64_t offset_step
 {
 	uint64_t k;
 
-	if (put(fp, ",\"profile\":{\"offset\":[", err))
+	if (pe_write_str(fp, ",\"profile\":{\"offset\":[", err))
 		return -1;
 	for (k = 0; k < st->n; k++)
-		if ((k && put(fp, ",", err)) || put_u64(fp, k * offset_step, err))
+		if ((k && pe_write_str(fp, ",", err)) || put_u64(fp, k * offset_step, err))
 			return -1;
-	if (put(fp, "],", err) || put_num_array(fp, "\"mean\":", st->mean, st->n, err) ||
-	    put(fp, ",", err) || put_num_array(fp, "\"std\":", st->std, st->n, err) ||
-	    put(fp, ",\"count\":[", err))
+	if (pe_write_str(fp, "],", err) || put_num_array(fp, "\"mean\":", st->mean, st->n, err) ||
+	    pe_write_str(fp, ",", err) || put_num_array(fp, "\"std\":", st->std, st->n, err) ||
+	    pe_write_str(fp, ",\"count\":[", err))
 		return -1;
 	for (k = 0; k < st->n; k++)
-		if ((k && put(fp, ",", err)) || put_u64(fp, st->count[k], err))
+		if ((k && pe_write_str(fp, ",", err)) || put_u64(fp, st->count[k], err))
 			return -1;
-	return put(fp, "]}}\n", err);
+	return pe_write_str(fp, "]}}\n", err);
 }
 
 int pe_stats_write_json(FILE *fp, const struct pe_stats *st, const struct pe_stats_params *p,
@@ -97,7 +92,7 @@ int pe_stats_write_json(FILE *fp, const struct pe_stats *st, const struct pe_sta
 		if (!m)
 			return pe_fail(err, PE_ERR_NOMEM, "out of memory");
 	}
-	rc = put(fp, "{\"meta\":", err) || put(fp, m ? m : "{}", err);
+	rc = pe_write_str(fp, "{\"meta\":", err) || pe_write_str(fp, m ? m : "{}", err);
 	free(m);
 	if (rc || put_key(fp, "n", err) || put_u64(fp, st->n, err) ||
 	    put_key(fp, "window", err) || put_u64(fp, p->window, err) ||
@@ -124,7 +119,7 @@ int pe_stats_write_profile(FILE *fp, const struct pe_stats *st, uint64_t offset_
 
 	if (check_step(st, offset_step, err) != 0)
 		return -1;
-	if (put(fp, "offset,mean,std,count\n", err))
+	if (pe_write_str(fp, "offset,mean,std,count\n", err))
 		return -1;
 	for (k = 0; k < st->n; k++) {
 		len = (size_t)snprintf(line, sizeof line, "%llu,",
