@@ -510,6 +510,13 @@ fails 2 "--shape with --tensor" "--shape (raw input) and --tensor (safetensors) 
 fails 2 "--shape 0x4" "--shape must be RxC with positive R and C (C at most 16777216), got '0x4'$" \
 	similarity -i "$S/whole.f32" --shape 0x4 -o "$T/eo/o.csv"
 fails 2 "--list with a KIND" "--list applies to -i FILE only$" similarity sinusoidal --list
+# a newline in a file name does not break the one-line message
+fails 1 "a newline in the file name" "$T/eo/a\\\\x0ab.npy: cannot open: No such file or directory$" \
+	similarity -i "$T/eo/a
+b.npy" -o "$T/eo/o.csv"
+printf '1,2\n1e39,3\n' >"$S/big.csv"
+fails 1 "a csv number beyond float32" "$S/big.csv: line 2, column 1: '1e39' is too large for float32 (beyond 3.4e38)$" \
+	similarity -i "$S/big.csv" -o "$T/eo/o.csv"
 fails 2 "unknown --metric" "unknown --metric 'manhattan' (one of: cosine, dot, euclidean)$" \
 	similarity sinusoidal -n 4 -d 4 --metric manhattan -o "$T/eo/o.csv"
 fails 2 "--stride 0" "--stride must be an integer from 1 to [0-9]*, got '0'$" \
