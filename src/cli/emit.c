@@ -193,14 +193,8 @@ int pe_emit_prepare(struct pe_emit *e, const struct pe_outopts *o, const struct 
 				       "--rows must be A:B with 0 <= A < B <= %llu (the result's rows), got '%s'",
 				       (unsigned long long)rows, o->rows);
 		e->sel.active = 1;
-		/* the selected rows keep their labels: a 1-D result's rows are
-		 * drawn across, as columns */
-		if (t0->ndim == 1)
-			e->so.col_origin += (int64_t)(e->sel.begin *
-						      (e->so.col_step ? e->so.col_step : 1));
-		else
-			e->so.row_origin += (int64_t)(e->sel.begin *
-						      (e->so.row_step ? e->so.row_step : 1));
+		/* the selected rows keep their labels */
+		e->so.row_origin += (int64_t)(e->sel.begin * (e->so.row_step ? e->so.row_step : 1));
 		pe_meta_str(meta, "rows", o->rows);
 	}
 	if (pe_threads_resolve(o->threads, &e->pump.threads, err) != 0)

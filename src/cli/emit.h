@@ -73,8 +73,8 @@ struct pe_emit {
  * Resolve the output options for a result of nt tensors whose first is
  * t0: the format, the png options over the command's defaults already in
  * e->so (e is otherwise zeroed by the caller), --rows (checked against
- * t0's rows, added to meta; png labels follow it: row labels, or column
- * labels of a 1-D t0, drawn across), --threads.  Returns 0 or -1.
+ * t0's rows, added to meta; png row labels follow it), --threads.
+ * Returns 0 or -1.
  */
 int pe_emit_prepare(struct pe_emit *e, const struct pe_outopts *o, const struct pe_tensor *t0,
 		    size_t nt, struct pe_meta *meta, struct pe_error *err);

@@ -311,9 +311,10 @@ int pe_gen_rope(struct pe_gen *g, struct pe_error *err)
 			return -1;
 		g->nt = 1;
 	}
-	g->row_origin = p.offset;
 	if (table == PE_ROPE_INV_FREQ)
-		g->xlabel = "frequency";
+		g->xlabel = "frequency";	/* rows are frequencies, not positions */
+	else
+		g->row_origin = p.offset;
 	record_meta(g, &st->rope, pe_gen_rope_tables[table], head_dim, cfgpath);
 	return 0;
 }

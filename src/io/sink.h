@@ -42,10 +42,11 @@ struct pe_sink_opts {
 	unsigned size;		/* longest side of the heatmap in pixels, 0: automatic */
 	const char *title;	/* NULL: none; must outlive the sink */
 	int no_colorbar;
-	/* png axes: the tick label of drawn row i is row_origin + i * row_step,
-	 * of column j col_origin + j * col_step (steps 0 mean 1), so ticks can
-	 * show real positions; xlabel / ylabel title the column / row axis
-	 * (NULL: no title; must outlive the sink) */
+	/* png axes: the tick label of the tensor's row i is row_origin +
+	 * i * row_step, of column j col_origin + j * col_step (steps 0 mean 1),
+	 * so ticks can show real positions (a 1-D tensor's rows are drawn
+	 * across, labelled the same way); xlabel / ylabel title the column /
+	 * row axis (NULL: no title; must outlive the sink) */
 	int64_t row_origin, col_origin;
 	uint64_t row_step, col_step;
 	const char *xlabel, *ylabel;

@@ -295,6 +295,11 @@ static int png_begin(struct pe_sink *s, const struct pe_tensor *t, size_t nt,
 	p->meta = meta;
 	p->dtype = t->dtype;
 	p->vector = t->ndim == 1;
+	if (p->vector) {
+		/* its rows are drawn across: the column axis labels them */
+		p->o.col_origin = p->o.row_origin;
+		p->o.col_step = p->o.row_step;
+	}
 	p->panels = t->ndim == 3 ? t->shape[0] : 1;
 	p->is3d = t->ndim == 3;
 	p->titled = p->is3d && !p->o.no_axes;

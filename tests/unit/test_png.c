@@ -1013,9 +1013,10 @@ static void test_wide_labels(void **state)
 				   im.y + im.hh + 20, &x, &y), 1);
 	image_free(&im);
 
-	/* a 1-D result uses the column mapping: the strip's first label
-	 * (cell 0) is pushed right to stay whole */
-	o.row_origin = 0;
+	/* a 1-D result's rows are drawn across, labelled by the row mapping:
+	 * the strip's first label (cell 0) is pushed right to stay whole */
+	o.row_origin = 1000000;
+	o.col_origin = 0;
 	render_decode(v, PE_F32, 1, 300, 0, &o, NULL, &im);
 	assert_int_equal(find_text(&im, "1000000", 2, 0, 4, 0, im.x, im.y + im.hh,
 				   im.y + im.hh + 20, &x, &y), 1);
@@ -1115,10 +1116,10 @@ static void test_axis_titles_crowded(void **state)
 			 1);
 	image_free(&im);
 	o.ylabel = yl;
-	o.row_origin = 7;	/* ignored: one row */
+	o.col_origin = 7;	/* ignored: a 1-D result's labels follow its rows */
 	render_decode(v, PE_F32, 1, 5, 0, &o, NULL, &plain);
 	o.ylabel = NULL;
-	o.row_origin = 0;
+	o.col_origin = 0;
 	render_decode(v, PE_F32, 1, 5, 0, &o, NULL, &im);
 	assert_int_equal(plain.w, im.w);
 	assert_int_equal(plain.h, im.h);
@@ -1142,8 +1143,8 @@ static void test_heatmap_label_keys(void **state)
 		{ 2, 0, -5, 0, 0, 0, 1 },
 		{ 2, 0, 0, 4, 0, 1, 0 },
 		{ 2, 1000, 1000, 2, 3, 1, 1 },
-		{ 1, 9, 0, 9, 0, 0, 0 },	/* 1-D: rows unused */
-		{ 1, 0, 3, 0, 2, 0, 1 },
+		{ 1, 0, 9, 0, 9, 0, 0 },	/* 1-D: the column fields unused */
+		{ 1, 3, 0, 2, 0, 0, 1 },	/* its rows, drawn across, are the columns */
 	};
 	struct pe_sink_opts o;
 	struct image im;
@@ -1169,10 +1170,12 @@ static void test_heatmap_label_keys(void **state)
 				    (double)(c[i].rs ? c[i].rs : 1));
 		}
 		if (k) {
+			int64_t co = c[i].ndim == 1 ? c[i].ro : c[i].co;
+			uint64_t cs = c[i].ndim == 1 ? c[i].rs : c[i].cs;
+
 			assert_true(cJSON_IsArray(k) && cJSON_GetArraySize(k) == 2);
-			assert_true(cJSON_GetArrayItem(k, 0)->valuedouble == (double)c[i].co);
-			assert_true(cJSON_GetArrayItem(k, 1)->valuedouble ==
-				    (double)(c[i].cs ? c[i].cs : 1));
+			assert_true(cJSON_GetArrayItem(k, 0)->valuedouble == (double)co);
+			assert_true(cJSON_GetArrayItem(k, 1)->valuedouble == (double)(cs ? cs : 1));
 		}
 		if (!r && !k)
 			assert_null(strstr(im.hm_text, "labels"));
