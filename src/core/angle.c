@@ -79,6 +79,18 @@ void pe_sincos_pf(const struct pe_freq *fr, int64_t p, double *s, double *c)
 		lo = e + pd * fr->r;
 	}
 	pe_sincos(a, &sa, &ca);
-	*s = sa + lo * ca;
-	*c = ca - lo * sa;
+	if (fabs(lo) <= 0x1p-26) {
+		/* sin(a + lo) = sin a + lo cos a + O(lo^2 / 2 <= 2^-53): always
+		 * so for |p| < 2^26, where lo is at most 2^-27 + 2^-28 */
+		*s = sa + lo * ca;
+		*c = ca - lo * sa;
+	} else {
+		/* far positions: p times the frequency's residual is no longer
+		 * small, so the angles are added in full */
+		double sl, cl;
+
+		pe_sincos(lo, &sl, &cl);
+		*s = sa * cl + ca * sl;
+		*c = ca * cl - sa * sl;
+	}
 }

@@ -225,6 +225,40 @@ static void test_huge_positions(void **state)
 	pe_sinusoidal_free(&s);
 }
 
+/* Out to |p| = 2^53 (--offset's reach): p times the frequency's residual
+ * is no longer small there, and a first-order correction once gave values
+ * up to 1.005.  Every value stays in [-1, 1] and within the long-double
+ * frequency's own error (|p| f 2^-63) of the reference. */
+static void test_far_positions(void **state)
+{
+	static const int64_t offsets[] = { -((int64_t)1 << 53), ((int64_t)1 << 53) - 64,
+					   -((int64_t)1 << 45) - 7, ((int64_t)1 << 30) + 5 };
+	struct pe_sinusoidal_params p = params(PE_SIN_VASWANI, 64, 8);
+	struct pe_sinusoidal s;
+	float *t;
+	size_t r, k, o;
+
+	(void)state;
+	for (o = 0; o < sizeof offsets / sizeof offsets[0]; o++) {
+		p.offset = offsets[o];
+		t = table(&p, &s);
+		for (r = 0; r < 64; r++) {
+			for (k = 0; k < 4; k++) {
+				long double f = ref_freq(&p, k);
+				long double a = (long double)(p.offset + (int64_t)r) * f;
+				double tol = fabs((double)a) * 0x1p-62 + 2.5e-7;
+
+				assert_true(fabsf(t[r * 8 + 2 * k]) <= 1.0f);
+				assert_true(fabsf(t[r * 8 + 2 * k + 1]) <= 1.0f);
+				assert_close((double)t[r * 8 + 2 * k], (double)sinl(a), tol, 0);
+				assert_close((double)t[r * 8 + 2 * k + 1], (double)cosl(a), tol, 0);
+			}
+		}
+		free(t);
+		pe_sinusoidal_free(&s);
+	}
+}
+
 static void test_norm_and_first_row(void **state)
 {
 	struct pe_sinusoidal_params p = params(PE_SIN_VASWANI, 1000, 128);
@@ -377,6 +411,7 @@ int main(void)
 		cmocka_unit_test(test_t2t_timescales),
 		cmocka_unit_test(test_long_table_correctly_rounded),
 		cmocka_unit_test(test_huge_positions),
+		cmocka_unit_test(test_far_positions),
 		cmocka_unit_test(test_norm_and_first_row),
 		cmocka_unit_test(test_layout_permutation),
 		cmocka_unit_test(test_odd_dims),
