@@ -131,23 +131,32 @@ int pe_font_width(const char *s, int scale)
 	return n ? (n * PE_GLYPH_ADVANCE - 1) * scale : 0;
 }
 
-/* A scale x scale square of rgb at (x, y), clipped to the image. */
-static void square(unsigned char *img, int w, int h, int x, int y, int scale,
-		   const unsigned char rgb[3])
+void pe_rgb_fill(unsigned char *img, int w, int h, int x, int y, int rw, int rh,
+		 const unsigned char rgb[3])
 {
-	int px, py;
-	unsigned char *p;
+	int i, j;
+	unsigned char *q;
 
-	for (py = y; py < y + scale; py++) {
-		if (py < 0 || py >= h)
-			continue;
-		for (px = x; px < x + scale; px++) {
-			if (px < 0 || px >= w)
-				continue;
-			p = img + ((size_t)py * (size_t)w + (size_t)px) * 3;
-			p[0] = rgb[0];
-			p[1] = rgb[1];
-			p[2] = rgb[2];
+	if (x < 0) {
+		rw += x;
+		x = 0;
+	}
+	if (y < 0) {
+		rh += y;
+		y = 0;
+	}
+	if (x >= w || y >= h)
+		return;
+	if (rw > w - x)
+		rw = w - x;
+	if (rh > h - y)
+		rh = h - y;
+	for (j = 0; j < rh; j++) {
+		q = img + ((size_t)(y + j) * (size_t)w + (size_t)x) * 3;
+		for (i = 0; i < rw; i++, q += 3) {
+			q[0] = rgb[0];
+			q[1] = rgb[1];
+			q[2] = rgb[2];
 		}
 	}
 }
@@ -170,11 +179,12 @@ static void draw(unsigned char *img, int w, int h, int x, int y, const char *s, 
 				if (g[row * 6 + col] != '#')
 					continue;
 				if (up)
-					square(img, w, h, x + row * scale,
-					       y + len - gx - (col + 1) * scale, scale, rgb);
+					pe_rgb_fill(img, w, h, x + row * scale,
+						    y + len - gx - (col + 1) * scale, scale, scale,
+						    rgb);
 				else
-					square(img, w, h, x + gx + col * scale, y + row * scale,
-					       scale, rgb);
+					pe_rgb_fill(img, w, h, x + gx + col * scale, y + row * scale,
+						    scale, scale, rgb);
 			}
 		}
 	}

@@ -11,6 +11,11 @@
 #define PE_GLYPH_H 7
 #define PE_GLYPH_ADVANCE 6	/* glyph width plus one pixel of space */
 
+/* Fill the rw x rh rectangle at (x, y) of an 8-bit RGB image of w x h
+ * pixels (rows of 3w bytes) with rgb, clipped to the image. */
+void pe_rgb_fill(unsigned char *img, int w, int h, int x, int y, int rw, int rh,
+		 const unsigned char rgb[3]);
+
 /* Width in pixels of s drawn at scale (no space after the last glyph);
  * 0 for "". */
 int pe_font_width(const char *s, int scale);

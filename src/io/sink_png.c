@@ -46,7 +46,10 @@
  *
  * Colours are matplotlib's (io/colormap.h): a float32 table gives exactly
  * the pixels matplotlib.pyplot.imsave gives it.  NaN cells are NAN_RGB;
- * values outside [vmin, vmax] take the end colours.
+ * values outside [vmin, vmax] take the end colours.  An averaged pixel is
+ * its block's mean, as np.mean would give it: one NaN in the block makes
+ * it NaN, and so do +inf and -inf together (one of them alone gives that
+ * end's colour).
  *
  * Axes: tick labels are the cells' real indices, origin + i * step
  * (struct pe_sink_opts; a 1-D result has only the column axis), ticks at
@@ -135,6 +138,8 @@ struct png_sink {
 	unsigned char *img;
 	struct pe_error werr;	/* why a libpng write callback failed */
 };
+
+#define PE_PNG_MAX_SIDE ((uint64_t)1 << 48)
 
 /* Block index of i when n items form g blocks with edges floor(j * n / g). */
 static uint32_t block_of(uint64_t i, uint64_t n, uint32_t g)
@@ -305,6 +310,10 @@ static int png_begin(struct pe_sink *s, const struct pe_tensor *t, size_t nt,
 	p->titled = p->is3d && !p->o.no_axes;
 	p->rows = p->vector ? 1 : t->ndim == 3 ? t->shape[1] : t->rows;
 	p->cols = p->vector ? t->rows : t->cols;
+	/* block arithmetic multiplies an index by a pixel count (< 2^14) */
+	if (p->rows > PE_PNG_MAX_SIDE || p->cols > PE_PNG_MAX_SIDE)
+		return pe_fail(err, PE_ERR_USAGE, "png draws at most 2^48 rows and columns, this result has %llu x %llu",
+			       (unsigned long long)p->rows, (unsigned long long)p->cols);
 	if (p->panels > PANELS_MAX)
 		return pe_fail(err, PE_ERR_USAGE,
 			       "png draws at most %d heads as panels, this result has %llu "
@@ -428,29 +437,7 @@ static int png_rows(struct pe_sink *s, const void *data, size_t nrows, struct pe
 
 static void fill_rect(struct png_sink *p, int x, int y, int w, int h, const unsigned char *rgb)
 {
-	int i, j;
-	unsigned char *q;
-
-	if (x < 0) {
-		w += x;
-		x = 0;
-	}
-	if (y < 0) {
-		h += y;
-		y = 0;
-	}
-	if (x + w > p->w)
-		w = p->w - x;
-	if (y + h > p->h)
-		h = p->h - y;
-	for (j = 0; j < h; j++) {
-		q = p->img + ((size_t)(y + j) * (size_t)p->w + (size_t)x) * 3;
-		for (i = 0; i < w; i++, q += 3) {
-			q[0] = rgb[0];
-			q[1] = rgb[1];
-			q[2] = rgb[2];
-		}
-	}
+	pe_rgb_fill(p->img, p->w, p->h, x, y, w, h, rgb);
 }
 
 static void frame(struct png_sink *p, int x, int y, int w, int h)
@@ -549,16 +536,11 @@ static int64_t label_of(const struct axis *a, uint64_t i)
 	return -(int64_t)(mag - d - 1) - 1;
 }
 
-static void fmt_label(int64_t v, char *buf)
-{
-	snprintf(buf, 24, "%lld", (long long)v);
-}
-
 static int label_w(const struct axis *a, uint64_t i, int fs)
 {
-	char buf[24];
+	char buf[PE_FMT_BUF];
 
-	fmt_label(label_of(a, i), buf);
+	pe_fmt_i64(label_of(a, i), buf);
 	return pe_font_width(buf, fs);
 }
 
@@ -584,11 +566,22 @@ static int imax(int a, int b)
 	return a > b ? a : b;
 }
 
-static void fmt_tick(double v, char *buf)
+/* The colour bar's end labels: 4 significant digits, more when 4 would
+ * make two different ends read the same (no "-0"). */
+static void fmt_ends(double lo, double hi, char *a, char *b)
 {
-	if (v == 0)
-		v = 0;	/* no "-0" */
-	snprintf(buf, 32, "%.4g", v);
+	int prec;
+
+	if (lo == 0)
+		lo = 0;
+	if (hi == 0)
+		hi = 0;
+	for (prec = 4; prec <= 17; prec++) {
+		snprintf(a, 32, "%.*g", prec, lo);
+		snprintf(b, 32, "%.*g", prec, hi);
+		if (strcmp(a, b) != 0)
+			break;
+	}
 }
 
 struct layout {
@@ -601,7 +594,7 @@ struct layout {
 	struct axis r, c;	/* rows (every 0: no ticks), columns */
 	int cblab_w;
 	int xl_x, xl_y, yl_x, yl_y;	/* top-left corners of the axis titles */
-	char vmin_s[32], vmax_s[32], zero_s[32];
+	char vmin_s[32], vmax_s[32];
 };
 
 static int text_w(const char *s, int fs)
@@ -751,9 +744,7 @@ static void plan(struct png_sink *p, double vmin, double vmax, struct layout *L)
 			L->cx = lastc + L->gap;
 		if (p->nr > 1 && ptr + L->gap > L->cx)
 			L->cx = ptr + L->gap;
-		fmt_tick(vmin, L->vmin_s);
-		fmt_tick(vmax, L->vmax_s);
-		fmt_tick(0, L->zero_s);
+		fmt_ends(vmin, vmax, L->vmin_s, L->vmax_s);
 		L->cblab_w = text_w(L->vmin_s, L->fs);
 		if (text_w(L->vmax_s, L->fs) > L->cblab_w)
 			L->cblab_w = text_w(L->vmax_s, L->fs);
@@ -851,14 +842,14 @@ static void draw_heatmap(struct png_sink *p, const struct layout *L, uint64_t k,
 /* Panel k's ticks and labels, its heatmap at (ox, oy), and its title. */
 static void draw_axes(struct png_sink *p, const struct layout *L, uint64_t k, int ox, int oy)
 {
-	char buf[32];
+	char buf[PE_FMT_BUF];
 	uint64_t i;
 	int c, tw;
 
 	for (i = L->r.first; L->r.every && i < L->r.n; i += L->r.every) {
 		c = oy + centre(i, L->hh, L->r.n);
 		fill_rect(p, ox - 1 - L->tick, c - L->fs / 2, L->tick, L->fs, INK_RGB);
-		fmt_label(label_of(&L->r, i), buf);
+		pe_fmt_i64(label_of(&L->r, i), buf);
 		tw = text_w(buf, L->fs);
 		pe_font_draw(p->img, p->w, p->h, ox - 1 - L->tick - L->gap - tw, c - L->th / 2,
 			     buf, L->fs, INK_RGB);
@@ -866,7 +857,7 @@ static void draw_axes(struct png_sink *p, const struct layout *L, uint64_t k, in
 	for (i = L->c.first; i < L->c.n; i += L->c.every) {
 		c = ox + centre(i, L->hw, L->c.n);
 		fill_rect(p, c - L->fs / 2, oy + L->hh + 1, L->fs, L->tick, INK_RGB);
-		fmt_label(label_of(&L->c, i), buf);
+		pe_fmt_i64(label_of(&L->c, i), buf);
 		tw = text_w(buf, L->fs);
 		pe_font_draw(p->img, p->w, p->h, c - tw / 2, oy + L->hh + 1 + L->tick + L->gap,
 			     buf, L->fs, INK_RGB);
@@ -904,7 +895,7 @@ static void draw_colorbar(struct png_sink *p, const struct layout *L, const unsi
 	if (vmin < 0 && vmax > 0) {
 		y0 = L->hy + (int)((vmax / (vmax - vmin)) * L->ch);
 		if (y0 - L->hy >= L->th + L->gap && L->hy + L->ch - y0 >= L->th + L->gap)
-			cb_label(p, L, y0, L->zero_s);
+			cb_label(p, L, y0, "0");
 	}
 }
 

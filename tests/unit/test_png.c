@@ -1129,6 +1129,37 @@ static void test_axis_titles_crowded(void **state)
 	image_free(&plain);
 }
 
+/* The colour bar's ends read differently whenever they differ: 4 digits
+ * unless they would make both ends "1". */
+static void test_colorbar_ends(void **state)
+{
+	static const float v[4] = { 0.99999f, 0.999992f, 0.999994f, 0.999995f };
+	struct pe_sink_opts o;
+	struct image im;
+	int x, y;
+
+	(void)state;
+	memset(&o, 0, sizeof o);
+	o.has_vmin = o.has_vmax = 1;
+	o.vmin = 0.99999;
+	o.vmax = 0.999995;
+	render_decode(v, PE_F32, 2, 2, 2, &o, NULL, &im);
+	assert_int_equal(find_text(&im, "0.99999", 2, 0, 3, im.x + im.hw, im.w - 1, 0, im.h - 1,
+				   &x, &y), 1);
+	assert_int_equal(find_text(&im, "0.999995", 2, 0, 3, im.x + im.hw, im.w - 1, 0, im.h - 1,
+				   &x, &y), 1);
+	assert_int_equal(find_text(&im, "1", 2, 0, 3, im.x + im.hw, im.w - 1, 0, im.h - 1, &x, &y),
+			 0);
+	image_free(&im);
+	/* the usual case keeps 4 digits */
+	o.vmin = -0.99999;
+	o.vmax = 0.5;
+	render_decode(v, PE_F32, 2, 2, 2, &o, NULL, &im);
+	assert_int_equal(find_text(&im, "-1", 2, 0, 3, im.x + im.hw, im.w - 1, 0, im.h - 1, &x, &y),
+			 1);
+	image_free(&im);
+}
+
 /* "row_labels" / "col_labels" in posenc:heatmap: only when not [0, 1]. */
 static void test_heatmap_label_keys(void **state)
 {
@@ -1764,6 +1795,7 @@ int main(void)
 		cmocka_unit_test(test_axis_titles),
 		cmocka_unit_test(test_axis_titles_crowded),
 		cmocka_unit_test(test_heatmap_label_keys),
+		cmocka_unit_test(test_colorbar_ends),
 		cmocka_unit_test(test_label_range),
 		cmocka_unit_test(test_aspect_table),
 		cmocka_unit_test(test_aspect_invariants),
