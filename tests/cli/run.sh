@@ -48,6 +48,11 @@ check() {
 	fi
 }
 
+# png FILE CMD ...: decode a PNG posenc wrote (tests/cli/png.py)
+png() {
+	"$PYTHON" "$here/png.py" "$@" 2>/dev/null
+}
+
 differ() {
 	! cmp -s "$1" "$2"
 }

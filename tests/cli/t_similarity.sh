@@ -6,7 +6,7 @@
 S=$T/sim
 mkdir -p "$S"
 cat >"$S/sim.py" <<'EOF'
-import json, math, os, struct, sys, zlib
+import json, math, os, struct, sys
 
 # helpers of t_similarity.sh; each command exits non-zero (or prints BAD)
 # when its input is missing or wrong, so nothing passes without posenc.
@@ -149,70 +149,9 @@ def cmd_fixtures(out, wpe_raw):
     np.save(j('zero.npy'), z)
 
 
-def png_read(path):
-    data = open(path, 'rb').read()
-    assert data[:8] == b'\x89PNG\r\n\x1a\n'
-    pos, idat, text = 8, b'', {}
-    while pos < len(data):
-        n, kind = struct.unpack('>I4s', data[pos:pos + 8])
-        body = data[pos + 8:pos + 8 + n]
-        if kind == b'IHDR':
-            w, h, depth, ctype = struct.unpack('>IIBB', body[:10])
-            assert (depth, ctype) == (8, 2)
-        elif kind == b'IDAT':
-            idat += body
-        elif kind == b'iTXt':
-            key, rest = body.split(b'\0', 1)
-            flag = rest[0]
-            rest = rest[2:].split(b'\0', 2)[2]
-            text[key.decode()] = (zlib.decompress(rest) if flag else rest).decode()
-        pos += 12 + n
-    return w, h, idat, text
-
-
-def png_pixels(w, h, idat):
-    raw, rows, prev, i, bpl = zlib.decompress(idat), [], bytes(3 * w), 0, 3 * w
-    for _ in range(h):
-        ftype, cur = raw[i], bytearray(raw[i + 1:i + 1 + bpl])
-        i += 1 + bpl
-        for k in range(bpl):
-            left = cur[k - 3] if k >= 3 else 0
-            up = prev[k]
-            ul = prev[k - 3] if k >= 3 else 0
-            if ftype == 1:
-                pred = left
-            elif ftype == 2:
-                pred = up
-            elif ftype == 3:
-                pred = (left + up) >> 1
-            elif ftype == 4:
-                p = left + up - ul
-                pa, pb, pc = abs(p - left), abs(p - up), abs(p - ul)
-                pred = left if pa <= pb and pa <= pc else (up if pb <= pc else ul)
-            else:
-                pred = 0
-            cur[k] = (cur[k] + pred) & 255
-        rows.append(bytes(cur))
-        prev = cur
-    return rows
-
-
-def cmd_pixel(path, r, c, nr, nc):
-    w, h, idat, text = png_read(path)
-    x, y, hw, hh = json.loads(text['posenc:heatmap'])['heatmap']
-    r, c, nr, nc = int(r), int(c), int(nr), int(nc)
-    px, py = x + (2 * c + 1) * hw // (2 * nc), y + (2 * r + 1) * hh // (2 * nr)
-    print(*png_pixels(w, h, idat)[py][3 * px:3 * px + 3])
-
-
 def cmd_json(path, expr):
     d = json.load(open(path))
     sys.exit(0 if eval('(' + expr + ')', {'math': math, 'cf': closed_form}, {'d': d}) else 1)
-
-
-def cmd_pngjson(path, expr):
-    d = json.loads(png_read(path)[3]['posenc:heatmap'])
-    sys.exit(0 if eval('(' + expr + ')', {}, {'d': d}) else 1)
 
 
 def cmd_csvraw(csv, raw):
@@ -580,24 +519,24 @@ check "alibi slopes: a 6 x 1 table, all cosines 1" ok_and [ "$(sort -u "$T/out")
 
 # --- 8. PNG: the positions compared label the axes ---
 run similarity sinusoidal -n 66 -d 16 --positions-range 2:66 --stride 4 -o "$S/pr.png"
-check "png --positions-range 2:66 --stride 4: labels [2,4], 16 x 16" ok_and sim pngjson "$S/pr.png" \
+check "png --positions-range 2:66 --stride 4: labels [2,4], 16 x 16" ok_and png "$S/pr.png" hmtest \
 	'd["row_labels"] == [2, 4] and d["col_labels"] == [2, 4] and d["shape"] == [16, 16]'
-check "png of a square matrix: a square heatmap" ok_and sim pngjson "$S/pr.png" 'd["heatmap"][2] == d["heatmap"][3] > 0'
-check "png cosine: coolwarm from -1 to 1" ok_and sim pngjson "$S/pr.png" \
+check "png of a square matrix: a square heatmap" ok_and png "$S/pr.png" hmtest 'd["heatmap"][2] == d["heatmap"][3] > 0'
+check "png cosine: coolwarm from -1 to 1" ok_and png "$S/pr.png" hmtest \
 	'd["cmap"] == "coolwarm" and d["vmin"] == -1 and d["vmax"] == 1'
-check "png cosine: the diagonal (1) is coolwarm's last colour" ok_and [ "$(sim pixel "$S/pr.png" 5 5 16 16)" = "179 3 38" ]
+check "png cosine: the diagonal (1) is coolwarm's last colour" ok_and [ "$(png "$S/pr.png" cell 5 5 16 16)" = "179 3 38" ]
 run similarity sinusoidal -n 64 -d 16 --rows 10:20 -o "$S/rows.png"
-check "png --rows 10:20: rows labelled from 10, columns from 0" ok_and sim pngjson "$S/rows.png" \
+check "png --rows 10:20: rows labelled from 10, columns from 0" ok_and png "$S/rows.png" hmtest \
 	'd["row_labels"] == [10, 1] and d.get("col_labels", [0, 1]) == [0, 1] and d["shape"] == [10, 64]'
 run similarity sinusoidal -n 64 -d 16 --offset 5 --positions-range 2:10 --stride 2 --rows 1:3 -o "$S/all.png"
-check "png --offset, --positions-range, --stride, --rows together" ok_and sim pngjson "$S/all.png" \
+check "png --offset, --positions-range, --stride, --rows together" ok_and png "$S/all.png" hmtest \
 	'd["row_labels"] == [9, 2] and d["col_labels"] == [7, 2] and d["shape"] == [2, 4]'
 run similarity sinusoidal -n 32 -d 16 --preset wang-chen -o "$S/wc.png"
-check "png --preset wang-chen: magma over the data's range" ok_and sim pngjson "$S/wc.png" \
+check "png --preset wang-chen: magma over the data's range" ok_and png "$S/wc.png" hmtest \
 	'd["cmap"] == "magma" and d["vmax"] == 1 and 0 < d["vmin"] < 1'
-check "png --preset wang-chen: the diagonal is magma's last colour" ok_and [ "$(sim pixel "$S/wc.png" 3 3 32 32)" = "251 252 191" ]
+check "png --preset wang-chen: the diagonal is magma's last colour" ok_and [ "$(png "$S/wc.png" cell 3 3 32 32)" = "251 252 191" ]
 run similarity sinusoidal -n 32 -d 16 --metric euclidean -o "$S/eu.png"
-check "png euclidean: viridis from 0" ok_and sim pngjson "$S/eu.png" 'd["cmap"] == "viridis" and d["vmin"] == 0 < d["vmax"]'
+check "png euclidean: viridis from 0" ok_and png "$S/eu.png" hmtest 'd["cmap"] == "viridis" and d["vmin"] == 0 < d["vmax"]'
 
 # --- 9. --stats and --profile to files; pipes ---
 rm -f "$S/st.json"
