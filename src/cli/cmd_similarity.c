@@ -15,6 +15,7 @@
 #include "cli/emit.h"
 #include "cli/generate.h"
 #include "cli/msg.h"
+#include "cli/tablein.h"
 #include "core/parse.h"
 #include "core/pipeline.h"
 #include "core/similarity.h"
@@ -25,7 +26,6 @@
 #include "io/read.h"
 #include "io/stats_out.h"
 
-#define TABLE_MAX_BYTES ((size_t)1 << 40)
 #define PROGRESS_MIN_ROWS 8192
 #define WANG_CHEN "wang-chen"
 
@@ -153,7 +153,7 @@ static int list_tensors(const struct job *j, struct pe_error *err)
 	size_t n = 0, i;
 	int rc, k;
 
-	if (pe_input_open(&in, j->input, TABLE_MAX_BYTES, err) != 0) {
+	if (pe_input_open(&in, j->input, PE_TABLE_MAX_BYTES, err) != 0) {
 		pe_input_close(&in);
 		return -1;
 	}
@@ -171,34 +171,9 @@ static int list_tensors(const struct job *j, struct pe_error *err)
 
 static int read_file(struct job *j, struct pe_error *err)
 {
-	struct pe_read_opts o;
-	struct pe_table_info info;
-	const char *shape = val(j, "shape");
-	double dims[PE_READ_MAX_NDIM];
-	int k;
+	struct pe_tablein t = { j->input, val(j, "tensor"), val(j, "shape"), "shape" };
 
-	memset(&o, 0, sizeof o);
-	o.tensor = val(j, "tensor");
-	if (shape) {
-		if (o.tensor)
-			return pe_fail(err, PE_ERR_USAGE, "--shape (raw input) and --tensor (safetensors) contradict each other");
-		if (pe_parse_dims2(shape, (uint64_t)1 << 40, &o.rows, &o.cols) != 0 ||
-		    o.cols > PE_MAX_COLS)
-			return pe_fail(err, PE_ERR_USAGE, "--shape must be RxC with positive R and C (C at most %llu), got '%s'",
-				       (unsigned long long)PE_MAX_COLS, shape);
-		o.format = PE_IN_RAW;
-	}
-	if (pe_read_table(j->input, TABLE_MAX_BYTES, &o, &j->table, &info, err) != 0)
-		return -1;
-	pe_meta_str(&j->meta, "input", strcmp(j->input, "-") == 0 ? "stdin" : j->input);
-	pe_meta_str(&j->meta, "input_format", pe_in_format_name(info.format));
-	pe_meta_str(&j->meta, "input_dtype", info.dtype);
-	if (info.tensor[0])
-		pe_meta_str(&j->meta, "tensor", info.tensor);
-	for (k = 0; k < info.ndim && k < PE_READ_MAX_NDIM; k++)
-		dims[k] = (double)info.shape[k];
-	pe_meta_list(&j->meta, "input_shape", dims, (size_t)info.ndim);
-	return 0;
+	return pe_tablein_read(&t, &j->meta, PE_TABLEIN_INPUT, &j->table, err);
 }
 
 /* A generated KIND, filled whole into j->table. */
@@ -464,7 +439,7 @@ int pe_cmd_similarity(int argc, char **argv)
 		goto fail;
 	if (pe_similarity_init(&s, &w, &j.sp, &err) != 0) {
 		if (err.code == PE_ERR_DATA && j.input)
-			prefix_name(&err, strcmp(j.input, "-") == 0 ? "stdin" : j.input);
+			prefix_name(&err, pe_tablein_name(j.input));
 		goto fail;
 	}
 	pe_matrix_free(&j.table);

@@ -1,0 +1,41 @@
+/*
+ * tablein.h - how every command reads a table named on its command line:
+ * a file (or - for stdin) through io/read.h, with the --tensor and --shape
+ * options, and its provenance recorded in the result's meta.  similarity
+ * (-i), skew (-i, --rel-h, --rel-w) and bucket (--bias) share it.
+ */
+#ifndef PE_TABLEIN_H
+#define PE_TABLEIN_H
+
+#include "core/err.h"
+#include "core/matrix.h"
+#include "core/meta.h"
+
+/* The largest input any command reads (1 TiB: bounded, never a guess). */
+#define PE_TABLE_MAX_BYTES ((size_t)1 << 40)
+
+struct pe_tablein {
+	const char *path;	/* "-" for stdin */
+	const char *tensor;	/* --tensor or NULL */
+	const char *shape;	/* --shape RxC (raw float32) or NULL */
+	const char *shape_opt;	/* the option's name for messages ("shape") */
+};
+
+/* Which input of a command a table is: its provenance keys in the meta
+ * are input, input_format, input_dtype, tensor, input_shape, prefixed by
+ * nothing, "bias_", "rel_h_" or "rel_w_". */
+enum pe_tablein_role { PE_TABLEIN_INPUT, PE_TABLEIN_BIAS, PE_TABLEIN_REL_H, PE_TABLEIN_REL_W };
+
+/*
+ * Read the table as t says into out and, with meta non-NULL, record where
+ * it came from under role's keys.  A bad --shape, or --shape with
+ * --tensor, is PE_ERR_USAGE; the file's problems PE_ERR_DATA (messages
+ * start with the file's name).  Returns 0 or -1.
+ */
+int pe_tablein_read(const struct pe_tablein *t, struct pe_meta *meta, enum pe_tablein_role role,
+		    struct pe_matrix *out, struct pe_error *err);
+
+/* "stdin" for "-", else path: how messages name an input. */
+const char *pe_tablein_name(const char *path);
+
+#endif
