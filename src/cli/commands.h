@@ -17,4 +17,9 @@ extern const size_t pe_similarity_nopts;
 extern const char pe_similarity_usage[];
 extern const char *const pe_similarity_presets[];
 
+int pe_cmd_bucket(int argc, char **argv);
+extern const struct pe_optdef pe_bucket_opts[];
+extern const size_t pe_bucket_nopts;
+extern const char pe_bucket_usage[];
+
 #endif

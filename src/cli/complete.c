@@ -12,6 +12,7 @@
 #include "cli/complete.h"
 #include "cli/emit.h"
 #include "cli/generate.h"
+#include "core/bucket.h"
 #include "core/learned.h"
 #include "core/rope.h"
 #include "core/similarity.h"
@@ -36,10 +37,11 @@ static const struct {
 	{ "form", { pe_gen_alibi_forms } },
 	{ "metric", { pe_metric_names } },
 	{ "aspect", { pe_emit_aspects } },
+	{ "scheme", { pe_bucket_scheme_names } },
 };
 
 /* Options whose value is a file name. */
-static const char *const file_options[] = { "output", "input", "from-config", NULL };
+static const char *const file_options[] = { "output", "input", "from-config", "bias", NULL };
 
 /* A space-separated list of distinct words. */
 struct words {

@@ -123,6 +123,31 @@ int pe_parse_range(const char *s, uint64_t limit, uint64_t *a, uint64_t *b)
 	return 0;
 }
 
+int pe_parse_irange(const char *s, int64_t lo, int64_t hi, int64_t *a, int64_t *b)
+{
+	const char *colon;
+	char left[32];
+	size_t na;
+	int64_t va, vb;
+
+	if (!s)
+		return -1;
+	colon = strchr(s, ':');
+	if (!colon || strchr(colon + 1, ':'))
+		return -1;
+	na = (size_t)(colon - s);
+	if (na == 0 || na >= sizeof left)
+		return -1;
+	memcpy(left, s, na);
+	left[na] = '\0';
+	if (pe_parse_i64(left, lo, hi, &va) != 0 || pe_parse_i64(colon + 1, lo, hi, &vb) != 0 ||
+	    va >= vb)
+		return -1;
+	*a = va;
+	*b = vb;
+	return 0;
+}
+
 int pe_name_index(const char *const *names, const char *name)
 {
 	int i;

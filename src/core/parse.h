@@ -30,6 +30,10 @@ int pe_parse_double(const char *s, double *out);
  */
 int pe_parse_range(const char *s, uint64_t limit, uint64_t *a, uint64_t *b);
 
+/* A signed range "A:B" (both given, A included, B excluded), with
+ * lo <= A < B <= hi: distances, which may be negative ("-64:65"). */
+int pe_parse_irange(const char *s, int64_t lo, int64_t hi, int64_t *a, int64_t *b);
+
 /* Index of name in a NULL-terminated list of names; -1 if absent. */
 int pe_name_index(const char *const *names, const char *name);
 

@@ -34,6 +34,8 @@ struct pe_sink_opts {
 	int header;		/* csv: write a header line */
 	const char *col_prefix;	/* csv header: column k is named prefix + label ("c"),
 				 * the label col_origin + k * col_step as for png */
+	const char *col_names;	/* csv header: these comma-separated names instead
+				 * (one per column; must outlive the sink) */
 	/* png; all zero means: viridis, the data's range, automatic size,
 	 * no title, a colour bar */
 	int cmap;		/* io/colormap.h index */

@@ -39,14 +39,18 @@ static int csv_begin(struct pe_sink *s, const struct pe_tensor *t, size_t nt,
 	c->cap = (size_t)t->cols * (PE_FMT_BUF + strlen(prefix) + 1) + 2;
 	if (c->cap < strlen(t->name) + 2)
 		c->cap = strlen(t->name) + 2;	/* a 1-D tensor's header is its name */
+	if (c->opts.col_names && c->cap < strlen(c->opts.col_names) + 2)
+		c->cap = strlen(c->opts.col_names) + 2;
 	c->line = malloc(c->cap);
 	if (!c->line)
 		return pe_fail(err, PE_ERR_NOMEM, "out of memory for a csv line");
 	if (!c->opts.header)
 		return 0;
-	if (t->ndim == 1) {
-		len = strlen(t->name);
-		memcpy(c->line, t->name, len);
+	if (c->opts.col_names || t->ndim == 1) {
+		const char *names = c->opts.col_names ? c->opts.col_names : t->name;
+
+		len = strlen(names);
+		memcpy(c->line, names, len);
 	} else {
 		/* column k stands for col_origin + k * col_step (real positions
 		 * for a similarity matrix); the products are in range because
