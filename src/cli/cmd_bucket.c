@@ -21,8 +21,8 @@
 const struct pe_optdef pe_bucket_opts[] = {
 	{ NULL, 0, NULL, "What to write:" },
 	{ "scheme", 0, "S", "t5 (default), deberta or swin" },
-	{ "positions", 'n', "L", "the L x L ids of queries 0..L-1 (rows) and keys 0..L-1\n"
-				 "(columns), default 512 (t5, deberta)" },
+	{ "positions", 'n', "L", "the L x L ids of queries 0..L-1 (rows) and keys\n"
+				 "0..L-1 (columns), default 512 (t5, deberta)" },
 	{ "distances", 0, "A:B", "t5, deberta: rows \"distance,bucket\" for the signed\n"
 				 "distances A..B-1 instead (B excluded)" },
 	{ NULL, 0, NULL, "t5 (relative position = key - query, as T5 and transformers):" },
@@ -33,15 +33,18 @@ const struct pe_optdef pe_bucket_opts[] = {
 	{ "causal", 0, NULL, "decoder: keys after the query all get bucket 0" },
 	{ NULL, 0, NULL, "deberta (relative position = query - key, as DeBERTa-v2/v3):" },
 	{ "bucket-size", 0, "N", "position_buckets, default 256" },
-	{ "max-position", 0, "N", "max_relative_positions (else max_position_embeddings),\n"
-				  "default 512" },
+	{ "max-position", 0, "N", "max_relative_positions (else\n"
+				  "max_position_embeddings), default 512" },
 	{ NULL, 0, NULL, "swin (per axis query - key, as Swin and timm):" },
-	{ "window", 0, "HxW", "the attention window, default 7x7; L = H*W tokens, row-major" },
+	{ "window", 0, "HxW", "the attention window, default 7x7; L = H*W tokens,\n"
+			      "row-major" },
 	{ "cls-token", 0, NULL, "a class token first (BEiT, timm): L = H*W + 1" },
 	{ NULL, 0, NULL, "Bias (one row per id, one column per head):" },
 	{ "bias", 0, "FILE", "gather this table by the ids: heads x L x L float32\n"
-			     "(npy, safetensors, csv, or raw with --shape; - is stdin)" },
-	{ "tensor", 0, "NAME", "--bias safetensors: the tensor to read (default: the only one)" },
+			     "(npy, safetensors, csv, or raw with --shape; - is\n"
+			     "stdin)" },
+	{ "tensor", 0, "NAME", "--bias safetensors: the tensor to read (default: the\n"
+			       "only one)" },
 	{ "shape", 0, "RxC", "--bias is raw little-endian float32, R rows of C" },
 	{ "head", 0, "K", "only head K (0-based) of the bias: L x L" },
 	PE_OUTPUT_OPTDEFS,

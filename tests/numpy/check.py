@@ -485,11 +485,65 @@ def test_similarity_exact_hard():
                     off += 1
         check(f"similarity {metric} of hard rows: correctly rounded", off == 0, f"{off} of {n * n} values off")
 
+def t5_numpy(L, bidirectional, nb, md):
+    """The vectorised formula a NumPy user writes (float32 log branch)."""
+    q = np.arange(L)[:, None]
+    k = np.arange(L)[None, :]
+    n = k - q
+    ret = np.zeros_like(n)
+    if bidirectional:
+        nb //= 2
+        ret += (n > 0) * nb
+        n = np.abs(n)
+    else:
+        n = np.maximum(-n, 0)
+    me = nb // 2
+    with np.errstate(divide="ignore"):
+        x = np.log((n.astype(np.float32) / np.float32(me)).astype(np.float64)).astype(np.float32)
+        x = (x / np.float32(math.log(md / me))).astype(np.float32) * np.float32(nb - me)
+    large = np.minimum(me + np.trunc(np.where(n >= me, x, 0)).astype(np.int64), nb - 1)
+    return ret + np.where(n < me, n, large)
+
+
+def test_bucket():
+    for bidir, nb, md in ((1, 32, 128), (0, 32, 128), (1, 64, 1000), (0, 20, 50)):
+        args = ["bucket", "-n", "257", "--num-buckets", str(nb), "--max-distance", str(md)]
+        got, _ = load(*args, *([] if bidir else ["--causal"]))
+        ref = t5_numpy(257, bidir, nb, md)
+        check(f"bucket t5 {bidir} {nb} {md}: <i4 npy = NumPy's formula",
+              got.dtype == np.dtype("<i4") and np.array_equal(got, ref))
+    # Swin: the meshgrid construction, query - key per axis
+    for wh, ww in ((7, 7), (3, 5), (5, 2)):
+        got, _ = load("bucket", "--scheme", "swin", "--window", f"{wh}x{ww}")
+        c = np.stack(np.meshgrid(np.arange(wh), np.arange(ww), indexing="ij")).reshape(2, -1)
+        rel = c[:, :, None] - c[:, None, :]
+        ref = (rel[0] + wh - 1) * (2 * ww - 1) + rel[1] + ww - 1
+        check(f"bucket swin {wh}x{ww} = the meshgrid index", np.array_equal(got, ref))
+    # the bias gathered as T5's compute_bias does: table[ids] -> (q, k, h) -> (h, q, k)
+    rng = np.random.default_rng(5)
+    table = rng.standard_normal((32, 6)).astype(np.float32)
+    path = os.path.join(TMP, "bias.npy")
+    np.save(path, table)
+    got, _ = load("bucket", "-n", "100", "--bias", path)
+    ref = table[t5_numpy(100, 1, 32, 128)].transpose(2, 0, 1)
+    check("bucket --bias = table[ids].permute(2, 0, 1)", got.shape == (6, 100, 100) and np.array_equal(got, ref))
+    st = posenc("bucket", "--scheme", "swin", "--window", "3x3", "-f", "safetensors")
+    n = struct.unpack("<Q", st[:8])[0]
+    head = json.loads(st[8:8 + n])
+    t = head["bucket_ids"]
+    data = np.frombuffer(st[8 + n + t["data_offsets"][0]:8 + n + t["data_offsets"][1]], dtype="<i4")
+    npy, _ = load("bucket", "--scheme", "swin", "--window", "3x3")
+    check("bucket safetensors: I32, the npy's ids", t["dtype"] == "I32" and t["shape"] == [9, 9]
+          and np.array_equal(data.reshape(9, 9), npy))
+    csv = np.loadtxt(io.BytesIO(posenc("bucket", "--scheme", "deberta", "-n", "300")), delimiter=",", dtype=np.int64)
+    js = json.loads(posenc("bucket", "--scheme", "deberta", "-n", "300", "-f", "json"))
+    check("bucket csv = json (plain integers)", np.array_equal(csv, np.array(js["data"])) and csv[299, 0] == 206)  # PyTorch: data/buckets-deberta.txt
+
 
 def main():
     for test in (test_sinusoidal, test_formats_agree, test_learned, test_similarity_metrics,
                  test_similarity_stats, test_similarity_profile, test_similarity_png,
-                 test_similarity_exact_hard):
+                 test_similarity_exact_hard, test_bucket):
         try:
             test()
         except Exception as e:  # a crash counts as a failure, with its reason
