@@ -507,7 +507,13 @@ static uint64_t pixels_hash(const struct image *im)
  * 1000 x 10): their old images are now what aspect_equal draws, pinned by
  * the entries marked "equal" with the old hashes; the entries marked
  * "1:4" were recorded from the renderer that brought the rule, after
- * looking at the images (512 x 2048 and 30 x 100 heatmaps). */
+ * looking at the images (512 x 2048 and 30 x 100 heatmaps).
+ *
+ * Integer results became discrete (one colour per id, a banded colour bar
+ * labelled with ids): "int32 2x3, discrete" was recorded then, after
+ * looking at the image; its size, heatmap rectangle and cell colours are
+ * the old ones (viridis in 10 colours gives ids 0..9 the entries the
+ * continuous rule gave them), the colour bar and the text are new. */
 struct anchor {
 	const char *what;
 	enum pe_dtype dt;
@@ -601,10 +607,11 @@ static const struct anchor anchors[] = {
 	  0, 90, 127, 0xfa5d430600146f3cu,
 	  "{\"cmap\":\"viridis\",\"vmin\":0,\"vmax\":1,\"nan\":\"#ff00ff\","
 	  "\"shape\":[1000,10],\"heatmap\":[28,9,30,100],\"cell\":[0.1,3]}" },
-	{ "int32 2x3", PE_I32, 2, 2, 3, 0, 0, NULL,
-	  0, 601, 392, 0xc49b2267043cad37u,
+	{ "int32 2x3, discrete", PE_I32, 2, 2, 3, 0, 0, NULL,
+	  0, 601, 392, 0x38e8dbbc6cc06a07u,
 	  "{\"cmap\":\"viridis\",\"vmin\":0,\"vmax\":9,\"nan\":\"#ff00ff\","
-	  "\"shape\":[2,3],\"heatmap\":[30,18,510,340]}" },
+	  "\"shape\":[2,3],\"heatmap\":[30,18,510,340],"
+	  "\"scale\":\"discrete\",\"ids\":[0,9]}" },
 };
 
 static void test_anchors(void **state)
