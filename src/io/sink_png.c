@@ -94,8 +94,8 @@
  * each only when it applies, so an image without the new features has the
  * text it had.  Along an axis of n cells drawn h pixels long: h >= n is a
  * whole multiple k of n and cell r fills pixels k r .. k r + k - 1; h < n
- * means pixel i is the mean (ids: the mode) of cells floor(i n / h) .. floor((i + 1) n / h)
- * - 1 (a 1-D strip's one row fills its height).  iTXt "Title" when a title
+ * means pixel i is the mean (ids: the mode) of cells floor(i n / h) ..
+ * floor((i + 1) n / h) - 1 (a 1-D strip's one row fills its height).  iTXt "Title" when a title
  * is given.  No time stamp: the same input gives the same image and text.
  *
  * libpng reports errors by longjmp; the setjmp stays in write_png() and no
