@@ -560,29 +560,31 @@ const char *pe_colormap_list(void)
 }
 
 /*
- * One channel of a segmented map at the 256 lookup positions, with
- * matplotlib's arithmetic (_create_lookup_table, gamma 1): control points
- * at x[k] * 255, sample i at 255 * (i * (1/255)) (np.linspace), the
- * segment found as np.searchsorted does (first x >= sample), then
- * distance * (y[k] - y[k-1]) + y[k-1]; the ends are the end values.
+ * Sample i of one channel of a segmented map with an n-entry lookup table
+ * (n >= 2), with matplotlib's arithmetic (_create_lookup_table, gamma 1):
+ * control points at x[k] * (n - 1), sample i at (n - 1) * (i * (1/(n - 1)))
+ * (np.linspace), the segment found as np.searchsorted does (first x >=
+ * sample), then distance * (y[k] - y[k-1]) + y[k-1]; the ends are the end
+ * values; clipped to [0, 1].
  */
-static void interpolate(const double *x, const double *y, int n, double *out)
+static double segment_value(const double *x, const double *y, int n, uint64_t N, uint64_t i)
 {
-	const double step = 1.0 / 255;
-	double xi, d;
-	int i, k;
+	const double m = (double)(N - 1), step = 1.0 / m;
+	double xi, d, c;
+	int k = 1;
 
-	out[0] = y[0];
-	out[255] = y[n - 1];
-	for (i = 1, k = 1; i < 255; i++) {
-		xi = 255 * ((double)i * step);
-		while (k < n - 1 && 255 * x[k] < xi)
+	if (i == 0) {
+		c = y[0];
+	} else if (i == N - 1) {
+		c = y[n - 1];
+	} else {
+		xi = m * ((double)i * step);
+		while (k < n - 1 && m * x[k] < xi)
 			k++;
-		d = (xi - 255 * x[k - 1]) / (255 * x[k] - 255 * x[k - 1]);
-		out[i] = d * (y[k] - y[k - 1]) + y[k - 1];
+		d = (xi - m * x[k - 1]) / (m * x[k] - m * x[k - 1]);
+		c = d * (y[k] - y[k - 1]) + y[k - 1];
 	}
-	for (i = 0; i < 256; i++)
-		out[i] = out[i] < 0 ? 0 : out[i] > 1 ? 1 : out[i];
+	return c < 0 ? 0 : c > 1 ? 1 : c;
 }
 
 /* Control points of channel ch of a segmented map; reversed as
@@ -623,21 +625,52 @@ static int control_points(enum kind kind, int ch, int rev, double *x, double *y)
 
 void pe_colormap_lut(int index, unsigned char lut[768])
 {
-	int rev = index >= NMAPS, ch, i, n;
+	int rev = index >= NMAPS, ch, i, n = 0;
 	const struct cmap *m = &maps[rev ? index - NMAPS : index];
-	double x[33], y[33], c[256];
+	double x[33], y[33], c;
 
 	for (ch = 0; ch < 3; ch++) {
-		if (m->kind == LISTED) {
-			for (i = 0; i < 256; i++)
-				c[i] = m->table[rev ? 255 - i : i][ch];
-		} else {
+		if (m->kind != LISTED)
 			n = control_points(m->kind, ch, rev, x, y);
-			interpolate(x, y, n, c);
+		for (i = 0; i < 256; i++) {
+			c = m->kind == LISTED ? m->table[rev ? 255 - i : i][ch]
+					      : segment_value(x, y, n, 256, (uint64_t)i);
+			/* (lut * 255).astype(np.uint8): truncation */
+			lut[3 * i + ch] = (unsigned char)(c * 255);
 		}
-		/* (lut * 255).astype(np.uint8): truncation */
-		for (i = 0; i < 256; i++)
-			lut[3 * i + ch] = (unsigned char)(c[i] * 255);
+	}
+}
+
+/*
+ * Listed maps: ListedColormap.resampled(n) is self(np.linspace(0, 1, n)),
+ * so colour i is the 256-entry table at index floor(256 * (i * (1/(n-1))))
+ * (255 for the last), as Colormap.__call__ truncates x * N.  Segmented
+ * maps: LinearSegmentedColormap.resampled(n) interpolates the control
+ * points again for n entries (segment_value()).  n == 1 is the first
+ * colour here (matplotlib's segmented maps take the last; posenc keeps the
+ * rule of a constant matrix, whose one value takes the first colour).
+ */
+void pe_colormap_resampled(int index, uint64_t n, uint64_t i, unsigned char rgb[3])
+{
+	int rev = index >= NMAPS, ch, k = 0, cn;
+	const struct cmap *m = &maps[rev ? index - NMAPS : index];
+	double x[33], y[33], c, t;
+
+	if (n < 2)
+		i = 0;
+	if (m->kind == LISTED) {
+		t = n < 2 || i == 0 ? 0 : i >= n - 1 ? 1 : (double)i * (1.0 / (double)(n - 1));
+		t *= 256;
+		k = t >= 255 ? 255 : (int)t;
+	}
+	for (ch = 0; ch < 3; ch++) {
+		if (m->kind == LISTED) {
+			c = m->table[rev ? 255 - k : k][ch];
+		} else {
+			cn = control_points(m->kind, ch, rev, x, y);
+			c = n < 2 ? y[0] : segment_value(x, y, cn, n, i < n ? i : n - 1);
+		}
+		rgb[ch] = (unsigned char)(c * 255);
 	}
 }
 

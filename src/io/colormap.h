@@ -36,6 +36,19 @@ const char *pe_colormap_list(void);
 void pe_colormap_lut(int index, unsigned char lut[768]);
 
 /*
+ * Colour i (0 <= i < n; a larger i is the last) of the map resampled into
+ * n >= 1 colours, as matplotlib's cmap.resampled(n) (plt.get_cmap(name, n))
+ * gives it: colour i is the map at t = i / (n - 1), the ends are the map's
+ * end colours.  For listed maps (viridis, magma, inferno, plasma, cividis)
+ * that is lut[min(255, floor(256 t))] with numpy's linspace arithmetic for
+ * t, so it can differ by one entry from exact fractions (n = 99, i = 49 is
+ * entry 127, not 128); segmented maps (coolwarm, rdbu, gray) are
+ * interpolated again at the n positions, as matplotlib does.  n == 1 gives
+ * the first colour.  For integer ids drawn as discrete colours.
+ */
+void pe_colormap_resampled(int index, uint64_t n, uint64_t i, unsigned char rgb[3]);
+
+/*
  * The colour index of a value, as matplotlib's Normalize + Colormap do it:
  * x = (v - vmin) / scale with scale = vmax - vmin; index = floor(256 x),
  * 255 for x == 1; x < 0 (or -inf) gives 0 and x >= 1 (or inf) 255 (the

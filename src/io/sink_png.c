@@ -51,6 +51,21 @@
  * it NaN, and so do +inf and -inf together (one of them alone gives that
  * end's colour).
  *
+ * Integer results (ids: buckets, index maps) are drawn in discrete
+ * colours, as matplotlib's imshow with plt.get_cmap(name, n): the ids lo ..
+ * hi (the data's extremes, or --vmin rounded down and --vmax rounded up)
+ * take the n = hi - lo + 1 colours of the map resampled into n
+ * (pe_colormap_resampled()), one flat colour each, ids beyond the range
+ * the end colours.  An averaged pixel would blend ids into the colour of
+ * an id that is not there, so a block of ids is drawn as its most frequent
+ * id instead (block_mode(): ties to the one nearest the block's centre),
+ * counted over at most MODE_S x MODE_S cells evenly spread over the block
+ * (every cell up to MODE_S x MODE_S, i.e. a 32768-square matrix at 2048
+ * pixels; beyond, a sample) and decided band by band as rows stream in,
+ * so memory stays one band of samples.  The colour bar has one band per
+ * id labelled with ids (draw_id_colorbar()); --no-axes pixels are the
+ * same colours.
+ *
  * Axes: tick labels are the cells' real indices, origin + i * step
  * (struct pe_sink_opts; a 1-D result has only the column axis), ticks at
  * round labels (pe_png_ticks() in io/sink_png.h); every panel has its own.
@@ -65,6 +80,9 @@
  * the parameters as JSON (io/metajson.h, the json format's "meta"); iTXt
  * "posenc:heatmap" = how to read the pixels back: {"cmap","vmin","vmax",
  * "nan","shape":[R,C],"heatmap":[x,y,w,h]}, then:
+ *   "scale":"discrete","ids":[lo,hi]  an integer result: ids lo..hi in
+ *                      hi - lo + 1 colours (vmin, vmax are lo, hi), a
+ *                      smaller image's pixel the mode of its block;
  *   "cell":[ph,pw]     pixels per cell along rows and columns (hh / R and
  *                      hw / C; a fraction on an averaged axis), only when
  *                      the shape rule made the cells non-square;
@@ -76,8 +94,8 @@
  * each only when it applies, so an image without the new features has the
  * text it had.  Along an axis of n cells drawn h pixels long: h >= n is a
  * whole multiple k of n and cell r fills pixels k r .. k r + k - 1; h < n
- * means pixel i is the mean of cells floor(i n / h) .. floor((i + 1) n / h)
- * - 1 (a 1-D strip's one row fills its height).  iTXt "Title" when a title
+ * means pixel i is the mean (ids: the mode) of cells floor(i n / h) ..
+ * floor((i + 1) n / h) - 1 (a 1-D strip's one row fills its height).  iTXt "Title" when a title
  * is given.  No time stamp: the same input gives the same image and text.
  *
  * libpng reports errors by longjmp; the setjmp stays in write_png() and no
@@ -106,11 +124,23 @@
 #define PANELS_MAX 1024
 #define BARE_GAP 2	/* white pixels between panels with no_axes */
 #define PANEL_GAP 8	/* font pixels between one panel's labels and the next */
+#define MODE_S 16	/* an id block's mode looks at up to MODE_S x MODE_S cells */
+#define PALETTE_MAX 65536	/* ids in a precomputed palette; more are coloured one by one */
 
 static const unsigned char NAN_RGB[3] = { 0xff, 0x00, 0xff };	/* magenta */
 static const unsigned char BG_RGB[3] = { 0xff, 0xff, 0xff };
 static const unsigned char INK_RGB[3] = { 0x00, 0x00, 0x00 };
 static const unsigned char FRAME_RGB[3] = { 0x40, 0x40, 0x40 };
+
+/* Counts of the ids of one block: open addressing over twice as many
+ * slots as samples; a slot belongs to this block when its gen is the
+ * table's (so the table is never cleared between blocks). */
+#define MODE_SLOTS (2 * MODE_S * MODE_S)
+struct mode_tab {
+	int32_t key[MODE_SLOTS];
+	uint32_t count[MODE_SLOTS], gen[MODE_SLOTS];
+	uint32_t g;
+};
 
 struct png_sink {
 	struct pe_sink base;
@@ -130,7 +160,15 @@ struct png_sink {
 	uint32_t ph;		/* pixel height of a panel (kh * gh, or more for a strip) */
 	int squeezed;		/* the 1:4 rule changed the shape (cells not square) */
 	uint64_t *rb, *cb;	/* block edges: rows rb[i]..rb[i+1]-1 form cell row i */
-	double *sum;		/* panels * gh * gw block sums */
+	double *sum;		/* panels * gh * gw block sums (float results) */
+	/* integer results: each cell's id, the mode of its block */
+	int32_t *ids;		/* panels * gh * gw */
+	int32_t *samp;		/* the current band's samples, MODE_S x MODE_S per cell */
+	uint64_t *cs;		/* gw x MODE_S sampled columns (indices into a row) */
+	struct mode_tab *tab;	/* block_mode()'s counts */
+	uint32_t next;		/* the next sample of the current band (or 1-D block) */
+	int64_t lo, hi;		/* the ids drawn in the first and last colour */
+	unsigned char *pal;	/* 3 (hi - lo + 1) bytes when that is at most PALETTE_MAX */
 	double min, max;	/* finite data extremes */
 	int finite;		/* a finite value was seen */
 	/* the image */
@@ -284,6 +322,37 @@ static void choose_grid(uint64_t H, double a, uint32_t *nc, uint32_t *nr)
 	}
 }
 
+/* Samples of a block of len cells: all of them up to MODE_S, else MODE_S. */
+static uint32_t nsamp(uint64_t len)
+{
+	return len < MODE_S ? (uint32_t)len : MODE_S;
+}
+
+/* Sample k of a block of len cells starting at first: evenly spaced, at the
+ * centres of nsamp(len) equal parts (every cell when len <= MODE_S). */
+static uint64_t sample_at(uint64_t first, uint64_t len, uint32_t k)
+{
+	return first + (2 * (uint64_t)k + 1) * len / (2 * (uint64_t)nsamp(len));
+}
+
+/* Integer results keep ids, not sums: a cell's block of ids and the
+ * columns sampled from it (see block_mode()). */
+static int begin_ids(struct png_sink *p)
+{
+	uint32_t j, k;
+
+	p->ids = malloc((size_t)p->panels * p->gh * p->gw * sizeof *p->ids);
+	p->samp = malloc((size_t)p->gw * MODE_S * MODE_S * sizeof *p->samp);
+	p->cs = malloc((size_t)p->gw * MODE_S * sizeof *p->cs);
+	p->tab = calloc(1, sizeof *p->tab);
+	if (!p->ids || !p->samp || !p->cs || !p->tab)
+		return -1;
+	for (j = 0; j < p->gw; j++)
+		for (k = 0; k < nsamp(p->cb[j + 1] - p->cb[j]); k++)
+			p->cs[(size_t)j * MODE_S + k] = sample_at(p->cb[j], p->cb[j + 1] - p->cb[j], k);
+	return 0;
+}
+
 static int png_begin(struct pe_sink *s, const struct pe_tensor *t, size_t nt,
 		     const struct pe_meta *meta, struct pe_error *err)
 {
@@ -363,6 +432,12 @@ static int png_begin(struct pe_sink *s, const struct pe_tensor *t, size_t nt,
 		p->ph = STRIP_MIN;
 	p->rb = block_edges(p->rows, p->gh);
 	p->cb = block_edges(p->cols, p->gw);
+	if (p->rb && p->cb && p->dtype == PE_I32) {
+		if (begin_ids(p) != 0)
+			return pe_fail(err, PE_ERR_NOMEM, "out of memory for a %u x %u heatmap",
+				       p->gw, p->gh);
+		return 0;
+	}
 	p->sum = calloc((size_t)p->panels * p->gh * p->gw, sizeof *p->sum);
 	if (!p->rb || !p->cb || !p->sum)
 		return pe_fail(err, PE_ERR_NOMEM, "out of memory for a %u x %u heatmap", p->gw,
@@ -390,6 +465,148 @@ static double value_at(const struct png_sink *p, const void *data, size_t k)
 				  : (double)((const int32_t *)data)[k];
 }
 
+/* The slot of v in this block, added with count 0 when new. */
+static size_t mode_slot(struct mode_tab *t, int32_t v)
+{
+	size_t h = ((uint32_t)v * 2654435761u) >> 23;	/* 9 bits: MODE_SLOTS = 512 */
+
+	while (t->gen[h] == t->g && t->key[h] != v)
+		h = (h + 1) % MODE_SLOTS;
+	if (t->gen[h] != t->g) {
+		t->gen[h] = t->g;
+		t->key[h] = v;
+		t->count[h] = 0;
+	}
+	return h;
+}
+
+/*
+ * The id drawn for a block of ids, from its nr x nc samples (rows stride
+ * apart): the most frequent id.  A mean would draw ids that are not there
+ * (the mean of buckets 3 and 5 is bucket 4's colour) and the centre cell
+ * alone aliases; the mode keeps what covers most of the block, so a
+ * bucket map's regions keep their ids and their borders fall where most
+ * of a block lies.  Ties go to the tied id nearest the block's centre,
+ * then to the smaller, so a block of all-different ids (an index map)
+ * shows its centre cell, as nearest-neighbour sampling would.
+ */
+static int32_t block_mode(const int32_t *samp, uint32_t nr, uint32_t nc, struct mode_tab *t)
+{
+	uint32_t a, b, c, best = 0, ties = 0, same = 1;
+	int32_t id = samp[0], v;
+	long d, bestd = -1, da, db;
+
+	for (a = 0; a < nr && same; a++)
+		for (b = 0; b < nc && same; b++)
+			same = samp[(size_t)a * MODE_S + b] == id;
+	if (same)
+		return id;
+	if (++t->g == 0) {
+		memset(t->gen, 0, sizeof t->gen);
+		t->g = 1;
+	}
+	/* counts grow by one, so an id at the final best count got there
+	 * after best last grew: ties counts exactly the ids at best */
+	for (a = 0; a < nr; a++) {
+		for (b = 0; b < nc; b++) {
+			v = samp[(size_t)a * MODE_S + b];
+			c = ++t->count[mode_slot(t, v)];
+			if (c > best) {
+				best = c;
+				ties = 1;
+				id = v;
+			} else if (c == best) {
+				ties++;
+			}
+		}
+	}
+	if (ties == 1)
+		return id;
+	for (a = 0; a < nr; a++) {
+		for (b = 0; b < nc; b++) {
+			v = samp[(size_t)a * MODE_S + b];
+			if (t->count[mode_slot(t, v)] != best)
+				continue;
+			da = 2 * (long)a - (long)(nr - 1);
+			db = 2 * (long)b - (long)(nc - 1);
+			d = da * da + db * db;
+			if (bestd < 0 || d < bestd || (d == bestd && v < id)) {
+				bestd = d;
+				id = v;
+			}
+		}
+	}
+	return id;
+}
+
+static void track_i32(struct png_sink *p, const int32_t *v, size_t n)
+{
+	int32_t lo = v[0], hi = v[0];
+	size_t i;
+
+	for (i = 1; i < n; i++) {
+		lo = v[i] < lo ? v[i] : lo;
+		hi = v[i] > hi ? v[i] : hi;
+	}
+	track(p, lo);
+	track(p, hi);
+}
+
+/*
+ * Integer rows: each cell keeps its block's id (block_mode()) over the
+ * rows and columns sample_at() picks; a band of cell rows is decided when
+ * its last row has arrived, so only one band of samples is held.
+ */
+static void rows_i32(struct png_sink *p, const int32_t *data, size_t nrows)
+{
+	size_t k, cols = (size_t)p->cols;
+	uint64_t r, rr, bh, bw;
+	uint32_t i, j, t;
+	int32_t *row_ids, *cell;
+	const int32_t *row;
+
+	for (k = 0; k < nrows; k++) {
+		r = p->seen + k;
+		if (p->vector) {
+			/* value r is column r of one row: a block is a run of values */
+			track(p, data[k]);
+			j = p->gw == p->cols ? (uint32_t)r : block_of(r, p->cols, p->gw);
+			bw = p->cb[j + 1] - p->cb[j];
+			if (r == p->cb[j])
+				p->next = 0;
+			if (p->next < nsamp(bw) && r == sample_at(p->cb[j], bw, p->next))
+				p->samp[(size_t)j * MODE_S * MODE_S + p->next++] = data[k];
+			if (r == p->cb[j + 1] - 1)
+				p->ids[j] = block_mode(p->samp + (size_t)j * MODE_S * MODE_S, 1,
+						       nsamp(bw), p->tab);
+			continue;
+		}
+		row = data + k * cols;
+		track_i32(p, row, cols);
+		rr = r % p->rows;
+		i = p->gh == p->rows ? (uint32_t)rr : block_of(rr, p->rows, p->gh);
+		bh = p->rb[i + 1] - p->rb[i];
+		if (rr == p->rb[i])
+			p->next = 0;
+		if (p->next < nsamp(bh) && rr == sample_at(p->rb[i], bh, p->next)) {
+			for (j = 0; j < p->gw; j++) {
+				cell = p->samp + ((size_t)j * MODE_S + p->next) * MODE_S;
+				bw = p->cb[j + 1] - p->cb[j];
+				for (t = 0; t < nsamp(bw); t++)
+					cell[t] = row[p->cs[(size_t)j * MODE_S + t]];
+			}
+			p->next++;
+		}
+		if (rr != p->rb[i + 1] - 1)
+			continue;
+		row_ids = p->ids + ((size_t)(r / p->rows) * p->gh + i) * p->gw;
+		for (j = 0; j < p->gw; j++)
+			row_ids[j] = block_mode(p->samp + (size_t)j * MODE_S * MODE_S, nsamp(bh),
+						nsamp(p->cb[j + 1] - p->cb[j]), p->tab);
+	}
+	p->seen += nrows;
+}
+
 static int png_rows(struct pe_sink *s, const void *data, size_t nrows, struct pe_error *err)
 {
 	struct png_sink *p = (struct png_sink *)s;
@@ -399,6 +616,10 @@ static int png_rows(struct pe_sink *s, const void *data, size_t nrows, struct pe
 	double *line, v, acc;
 
 	(void)err;
+	if (p->dtype == PE_I32) {
+		rows_i32(p, data, nrows);
+		return 0;
+	}
 	for (k = 0; k < nrows; k++) {
 		r = p->seen + k;
 		if (p->vector) {
@@ -594,7 +815,7 @@ struct layout {
 	struct axis r, c;	/* rows (every 0: no ticks), columns */
 	int cblab_w;
 	int xl_x, xl_y, yl_x, yl_y;	/* top-left corners of the axis titles */
-	char vmin_s[32], vmax_s[32];
+	char vmin_s[PE_FMT_BUF], vmax_s[PE_FMT_BUF];
 };
 
 static int text_w(const char *s, int fs)
@@ -744,7 +965,13 @@ static void plan(struct png_sink *p, double vmin, double vmax, struct layout *L)
 			L->cx = lastc + L->gap;
 		if (p->nr > 1 && ptr + L->gap > L->cx)
 			L->cx = ptr + L->gap;
-		fmt_ends(vmin, vmax, L->vmin_s, L->vmax_s);
+		if (p->dtype == PE_I32) {
+			/* the widest id label is one of the ends */
+			pe_fmt_i64(p->lo, L->vmin_s);
+			pe_fmt_i64(p->hi, L->vmax_s);
+		} else {
+			fmt_ends(vmin, vmax, L->vmin_s, L->vmax_s);
+		}
 		L->cblab_w = text_w(L->vmin_s, L->fs);
 		if (text_w(L->vmax_s, L->fs) > L->cblab_w)
 			L->cblab_w = text_w(L->vmax_s, L->fs);
@@ -806,21 +1033,38 @@ static void draw_axis_titles(struct png_sink *p, const struct layout *L)
 				INK_RGB);
 }
 
+/* The colour of id v: its band of hi - lo + 1, the ends for ids beyond. */
+static void id_rgb(const struct png_sink *p, int32_t v, unsigned char rgb[3])
+{
+	uint64_t band = v <= p->lo ? 0 : v >= p->hi ? (uint64_t)(p->hi - p->lo) : (uint64_t)(v - p->lo);
+
+	if (p->pal)
+		memcpy(rgb, p->pal + 3 * band, 3);
+	else
+		pe_colormap_resampled(p->o.cmap, (uint64_t)(p->hi - p->lo) + 1, band, rgb);
+}
+
 /* Panel k's cells with their top-left corner at (ox, oy). */
 static void draw_heatmap(struct png_sink *p, const struct layout *L, uint64_t k, int ox, int oy,
 			 const unsigned char *lut, double vmin, double vmax)
 {
 	float vminf = (float)vmin, scalef = (float)(vmax - vmin);
 	double scale = vmax - vmin, mean, n;
-	const double *sum = p->sum + (size_t)k * p->gh * p->gw;
+	const double *sum = p->sum ? p->sum + (size_t)k * p->gh * p->gw : NULL;
 	uint32_t i, j;
 	int idx, y0, y1;
 	const unsigned char *rgb;
+	unsigned char id_c[3];
 
 	for (i = 0; i < p->gh; i++) {
 		y0 = oy + (int)(i * p->kh);
 		y1 = p->vector ? oy + L->hh : y0 + (int)p->kh;
 		for (j = 0; j < p->gw; j++) {
+			if (p->ids) {
+				id_rgb(p, p->ids[((size_t)k * p->gh + i) * p->gw + j], id_c);
+				fill_rect(p, ox + (int)(j * p->kw), y0, (int)p->kw, y1 - y0, id_c);
+				continue;
+			}
 			n = (double)(p->rb[i + 1] - p->rb[i]) * (double)(p->cb[j + 1] - p->cb[j]);
 			mean = sum[(size_t)i * p->gw + j] / n;
 			if (isnan(mean))
@@ -876,6 +1120,51 @@ static void cb_label(struct png_sink *p, const struct layout *L, int y, const ch
 
 	fill_rect(p, x, y - L->fs / 2, L->tick, L->fs, INK_RGB);
 	pe_font_draw(p->img, p->w, p->h, x + L->tick + 2 * L->gap, y - L->th / 2, s, L->fs, INK_RGB);
+}
+
+/*
+ * An id colour bar: one flat band per id, lo at the bottom, pixel row y
+ * (from the bottom) in band floor((y + 1/2) n / ch), so n <= ch bands are
+ * each at least a pixel tall and more ids (thinner than a pixel) become a
+ * gradient of their own colours.  Ticks at band centres, labelled with ids:
+ * every id whose multiple of the step 1, 2, 5, 10, 20, ... fits a label
+ * and its spacing per label, and always both ends (an id too near an end
+ * to be read beside it is left out).
+ */
+static void draw_id_colorbar(struct png_sink *p, const struct layout *L)
+{
+	uint64_t n = (uint64_t)(p->hi - p->lo) + 1, step, b, ch = (uint64_t)L->ch;
+	int64_t id;
+	double minpx = 2.0 * L->th;
+	unsigned char rgb[3];
+	char buf[PE_FMT_BUF];
+	int y, yc, ytop, ybot;
+
+	for (y = 0; y < L->ch; y++) {
+		b = (2 * (ch - 1 - (uint64_t)y) + 1) * n / (2 * ch);
+		id_rgb(p, (int32_t)(p->lo + (int64_t)b), rgb);
+		fill_rect(p, L->cx, L->hy + y, L->cw, 1, rgb);
+	}
+	frame(p, L->cx, L->hy, L->cw, L->ch);
+	ybot = L->hy + L->ch - 1 - (int)(ch / (2 * n));
+	ytop = L->hy + L->ch - 1 - (int)(((2 * (n - 1) + 1) * ch) / (2 * n));
+	cb_label(p, L, ybot, L->vmin_s);
+	if (n == 1)
+		return;
+	cb_label(p, L, ytop, L->vmax_s);
+	step = tick_step(n, L->ch, minpx);
+	/* the first multiple of step above lo */
+	id = p->lo + (int64_t)((step - mod_i64(p->lo, step)) % step);
+	for (; id < p->hi; id += (int64_t)step) {
+		if (id == p->lo)
+			continue;
+		b = (uint64_t)(id - p->lo);
+		yc = L->hy + L->ch - 1 - (int)(((2 * b + 1) * ch) / (2 * n));
+		if (ybot - yc < minpx || yc - ytop < minpx)
+			continue;
+		pe_fmt_i64(id, buf);
+		cb_label(p, L, yc, buf);
+	}
 }
 
 static void draw_colorbar(struct png_sink *p, const struct layout *L, const unsigned char *lut,
@@ -998,8 +1287,13 @@ static char *heatmap_json(const struct png_sink *p, const struct layout *L, doub
 	s = malloc(n);
 	if (!s)
 		return NULL;
-	pe_fmt_f64(vmin, a);
-	pe_fmt_f64(vmax, b);
+	if (p->ids) {
+		pe_fmt_i64(p->lo, a);
+		pe_fmt_i64(p->hi, b);
+	} else {
+		pe_fmt_f64(vmin, a);
+		pe_fmt_f64(vmax, b);
+	}
 	k = (size_t)snprintf(s, n, "{\"cmap\":\"%s\",\"vmin\":%s,\"vmax\":%s,\"nan\":\"#ff00ff\","
 			     "\"shape\":[", pe_colormap_name(p->o.cmap), a, b);
 	if (p->is3d)
@@ -1007,6 +1301,9 @@ static char *heatmap_json(const struct png_sink *p, const struct layout *L, doub
 	k += (size_t)snprintf(s + k, n - k, "%llu,%llu],\"heatmap\":[%d,%d,%d,%d]",
 			      (unsigned long long)p->rows, (unsigned long long)p->cols, L->hx,
 			      L->hy, L->hw, L->hh);
+	if (p->ids)
+		k += (size_t)snprintf(s + k, n - k, ",\"scale\":\"discrete\",\"ids\":[%lld,%lld]",
+				      (long long)p->lo, (long long)p->hi);
 	if (p->squeezed) {
 		pe_fmt_f64((double)L->hh / (double)p->rows, a);
 		pe_fmt_f64((double)L->hw / (double)p->cols, b);
@@ -1031,6 +1328,37 @@ static char *heatmap_json(const struct png_sink *p, const struct layout *L, doub
 	return s;
 }
 
+/*
+ * An integer result's colours: the ids lo..hi, each one colour of the map
+ * resampled into hi - lo + 1 (pe_colormap_resampled()); lo and hi are the
+ * data's extremes, or --vmin rounded down and --vmax rounded up (so the
+ * range holds every id asked for), within int32.
+ */
+static int id_range(struct png_sink *p, double vmin, double vmax, struct pe_error *err)
+{
+	uint64_t n, b;
+
+	if (p->o.has_vmin && !(vmin >= INT32_MIN && vmin <= INT32_MAX))
+		return pe_fail(err, PE_ERR_USAGE,
+			       "--vmin of an integer result must be from -2147483648 to 2147483647");
+	if (p->o.has_vmax && !(vmax >= INT32_MIN && vmax <= INT32_MAX))
+		return pe_fail(err, PE_ERR_USAGE,
+			       "--vmax of an integer result must be from -2147483648 to 2147483647");
+	p->lo = (int64_t)floor(vmin);
+	p->hi = (int64_t)ceil(vmax);
+	if (p->hi < p->lo)
+		p->hi = p->lo;
+	n = (uint64_t)(p->hi - p->lo) + 1;
+	if (n > PALETTE_MAX)
+		return 0;
+	p->pal = malloc(3 * (size_t)n);
+	if (!p->pal)
+		return pe_fail(err, PE_ERR_NOMEM, "out of memory");
+	for (b = 0; b < n; b++)
+		pe_colormap_resampled(p->o.cmap, n, b, p->pal + 3 * b);
+	return 0;
+}
+
 static int png_end(struct pe_sink *s, struct pe_error *err)
 {
 	struct png_sink *p = (struct png_sink *)s;
@@ -1052,6 +1380,8 @@ static int png_end(struct pe_sink *s, struct pe_error *err)
 					     : "--vmax must be above the data's minimum %s (or give --vmin)",
 			       v);
 	}
+	if (p->ids && id_range(p, vmin, vmax, err) != 0)
+		return -1;
 	plan(p, vmin, vmax, &L);
 	p->img = malloc((size_t)p->w * (size_t)p->h * 3);
 	if (!p->img)
@@ -1065,7 +1395,9 @@ static int png_end(struct pe_sink *s, struct pe_error *err)
 			draw_axes(p, &L, k, x, y);
 	}
 	if (!p->o.no_axes) {
-		if (!p->o.no_colorbar)
+		if (!p->o.no_colorbar && p->ids)
+			draw_id_colorbar(p, &L);
+		else if (!p->o.no_colorbar)
 			draw_colorbar(p, &L, lut, vmin, vmax);
 		if (p->o.title)
 			draw_title(p, &L);
@@ -1095,6 +1427,11 @@ static void png_destroy(struct pe_sink *s)
 	free(p->rb);
 	free(p->cb);
 	free(p->sum);
+	free(p->ids);
+	free(p->samp);
+	free(p->cs);
+	free(p->tab);
+	free(p->pal);
 	free(p->img);
 	free(p);
 }

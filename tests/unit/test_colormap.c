@@ -4,6 +4,7 @@
  * matplotlib's value-to-index rule at its edges.
  */
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "io/colormap.h"
@@ -121,6 +122,58 @@ static void test_index_rule(void **state)
 	assert_int_equal(pe_colormap_index_f32(0.1f, -0.9f, 2.0f), 128);
 }
 
+/*
+ * Resampling into n colours, as plt.get_cmap(name, n).  Listed maps take
+ * the 256-entry table at floor(256 * np.linspace(0, 1, n)[i]): for n = 99
+ * numpy's linspace puts i = 49 at 0.49999999999999994 (entry 127), exact
+ * fractions would give 128.  Segmented maps are interpolated again: gray
+ * in 5 is floor(255 * (0, .25, .5, .75, 1)); coolwarm in 33 hits its 33
+ * published control points (the middle one 0.865395197, 0.86541021,
+ * 0.865395561 -> 220 220 220), rdbu in 11 its 11 ColorBrewer colours
+ * (#F7F7F7 in the middle); one colour is the first.
+ */
+static void test_resampled(void **state)
+{
+	static const unsigned char gray5[5] = { 0, 63, 127, 191, 255 };
+	unsigned char lut[768], rgb[3];
+	int v = pe_colormap_by_name("viridis"), i;
+	uint64_t n, k;
+
+	(void)state;
+	pe_colormap_lut(v, lut);
+	pe_colormap_resampled(v, 99, 49, rgb);
+	assert_memory_equal(rgb, lut + 3 * 127, 3);
+	pe_colormap_resampled(v, 99, 50, rgb);
+	assert_memory_equal(rgb, lut + 3 * 130, 3);	/* floor(256 * 50 / 98) */
+	pe_colormap_resampled(v, 1, 0, rgb);
+	assert_memory_equal(rgb, lut, 3);
+	/* ends are the end colours, and 256 colours are the table itself,
+	 * for every map (segmented ones through their own arithmetic) */
+	for (i = 0; i < pe_colormap_count(); i++) {
+		pe_colormap_lut(i, lut);
+		for (n = 2; n <= 300; n += 7) {
+			pe_colormap_resampled(i, n, 0, rgb);
+			assert_memory_equal(rgb, lut, 3);
+			pe_colormap_resampled(i, n, n - 1, rgb);
+			assert_memory_equal(rgb, lut + 765, 3);
+		}
+		for (k = 0; k < 256; k++) {
+			pe_colormap_resampled(i, 256, k, rgb);
+			assert_memory_equal(rgb, lut + 3 * k, 3);
+		}
+	}
+	for (k = 0; k < 5; k++) {
+		pe_colormap_resampled(pe_colormap_by_name("gray"), 5, k, rgb);
+		assert_true(rgb[0] == gray5[k] && rgb[1] == gray5[k] && rgb[2] == gray5[k]);
+	}
+	pe_colormap_resampled(pe_colormap_by_name("coolwarm"), 33, 16, rgb);
+	assert_true(rgb[0] == 220 && rgb[1] == 220 && rgb[2] == 220);
+	pe_colormap_resampled(pe_colormap_by_name("rdbu"), 11, 5, rgb);
+	assert_true(rgb[0] == 247 && rgb[1] == 247 && rgb[2] == 247);
+	pe_colormap_resampled(pe_colormap_by_name("rdbu_r"), 11, 0, rgb);
+	assert_true(rgb[0] == 5 && rgb[1] == 48 && rgb[2] == 97);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -128,6 +181,7 @@ int main(void)
 		cmocka_unit_test(test_reversed_and_monotone),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_index_rule),
+		cmocka_unit_test(test_resampled),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -507,7 +507,13 @@ static uint64_t pixels_hash(const struct image *im)
  * 1000 x 10): their old images are now what aspect_equal draws, pinned by
  * the entries marked "equal" with the old hashes; the entries marked
  * "1:4" were recorded from the renderer that brought the rule, after
- * looking at the images (512 x 2048 and 30 x 100 heatmaps). */
+ * looking at the images (512 x 2048 and 30 x 100 heatmaps).
+ *
+ * Integer results became discrete (one colour per id, a banded colour bar
+ * labelled with ids): "int32 2x3, discrete" was recorded then, after
+ * looking at the image; its size, heatmap rectangle and cell colours are
+ * the old ones (viridis in 10 colours gives ids 0..9 the entries the
+ * continuous rule gave them), the colour bar and the text are new. */
 struct anchor {
 	const char *what;
 	enum pe_dtype dt;
@@ -601,10 +607,11 @@ static const struct anchor anchors[] = {
 	  0, 90, 127, 0xfa5d430600146f3cu,
 	  "{\"cmap\":\"viridis\",\"vmin\":0,\"vmax\":1,\"nan\":\"#ff00ff\","
 	  "\"shape\":[1000,10],\"heatmap\":[28,9,30,100],\"cell\":[0.1,3]}" },
-	{ "int32 2x3", PE_I32, 2, 2, 3, 0, 0, NULL,
-	  0, 601, 392, 0xc49b2267043cad37u,
+	{ "int32 2x3, discrete", PE_I32, 2, 2, 3, 0, 0, NULL,
+	  0, 601, 392, 0x38e8dbbc6cc06a07u,
 	  "{\"cmap\":\"viridis\",\"vmin\":0,\"vmax\":9,\"nan\":\"#ff00ff\","
-	  "\"shape\":[2,3],\"heatmap\":[30,18,510,340]}" },
+	  "\"shape\":[2,3],\"heatmap\":[30,18,510,340],"
+	  "\"scale\":\"discrete\",\"ids\":[0,9]}" },
 };
 
 static void test_anchors(void **state)
@@ -1770,6 +1777,352 @@ static void test_no_axes_panels(void **state)
 	image_free(&im);
 }
 
+/* ---- integer results: discrete colours ---- */
+
+/* T5's bidirectional bucket of key - query (Raffel et al. 2020, as in
+ * transformers' _relative_position_bucket): 32 buckets, 16 per direction,
+ * 8 exact, the rest logarithmic up to max_distance; key > query adds 16,
+ * so bucket 16 (key > query at distance 0) never occurs. */
+static int32_t t5_bucket(long rel, double max_distance)
+{
+	int32_t ret = rel > 0 ? 16 : 0, v;
+	long n = rel < 0 ? -rel : rel;
+
+	if (n < 8)
+		return ret + (int32_t)n;
+	v = 8 + (int32_t)(log((double)n / 8) / log(max_distance / 8) * 8);
+	return ret + (v > 15 ? 15 : v);
+}
+
+/* An L x L bucket map, row = query, column = key; max distance 32 so that
+ * 64 x 64 holds every bucket but 16. */
+static int32_t *t5_map(int L)
+{
+	int32_t *v = malloc((size_t)L * (size_t)L * sizeof *v);
+	int q, k;
+
+	assert_non_null(v);
+	for (q = 0; q < L; q++)
+		for (k = 0; k < L; k++)
+			v[q * L + k] = t5_bucket(k - q, 32);
+	return v;
+}
+
+/* The colour of id among lo..hi as plt.get_cmap(name, n) gives it for a
+ * listed map, worked out here from the 256-entry table alone: colour i of
+ * n = hi - lo + 1 is entry floor(256 t), t = np.linspace(0, 1, n)[i] =
+ * i * (1 / (n - 1)) (exactly 1 for the last), at most 255. */
+static const unsigned char *id_colour(const unsigned char *lut, long id, long lo, long hi)
+{
+	long n = hi - lo + 1, i = id < lo ? 0 : id > hi ? n - 1 : id - lo;
+	double t = n == 1 ? 0 : i == n - 1 ? 1 : (double)i * (1.0 / (double)(n - 1));
+	int e = (int)(t * 256);
+
+	return lut + 3 * (e > 255 ? 255 : e);
+}
+
+/* Is rgb the colour of one of the ids lo..hi? */
+static int is_id_colour(const unsigned char *lut, const unsigned char *rgb, long lo, long hi)
+{
+	long id;
+
+	for (id = lo; id <= hi; id++)
+		if (memcmp(id_colour(lut, id, lo, hi), rgb, 3) == 0)
+			return 1;
+	return 0;
+}
+
+/* The most frequent id of rows r0..r1-1, columns c0..c1-1 of an R x C
+ * matrix (cols C), ties to the one nearest the block's centre, then the
+ * smaller: every cell counted, the long way. */
+static int32_t mode_of(const int32_t *v, int C, int r0, int r1, int c0, int c1)
+{
+	int r, c, rr, cc, n, best = 0;
+	long d, bestd = -1;
+	int32_t id = 0;
+
+	for (r = r0; r < r1; r++) {
+		for (c = c0; c < c1; c++) {
+			n = 0;
+			for (rr = r0; rr < r1; rr++)
+				for (cc = c0; cc < c1; cc++)
+					n += v[rr * C + cc] == v[r * C + c];
+			d = (long)(2 * (r - r0) - (r1 - r0 - 1)) * (2 * (r - r0) - (r1 - r0 - 1)) +
+			    (long)(2 * (c - c0) - (c1 - c0 - 1)) * (2 * (c - c0) - (c1 - c0 - 1));
+			if (n > best || (n == best && (d < bestd || (d == bestd && v[r * C + c] < id)))) {
+				best = n;
+				bestd = d;
+				id = v[r * C + c];
+			}
+		}
+	}
+	return id;
+}
+
+/* The colour bar's left edge: the first pixel right of the heatmap that is
+ * neither white nor the frame, scanning row y. */
+static int colorbar_x(const struct image *im, int y)
+{
+	int x;
+	const unsigned char *p;
+
+	for (x = im->x + im->hw + 1; x < im->w; x++) {
+		p = pixel(im, x, y);
+		if (!(p[0] == 0xff && p[1] == 0xff && p[2] == 0xff) &&
+		    !(p[0] == 0x40 && p[1] == 0x40 && p[2] == 0x40))
+			return x;
+	}
+	fail_msg("no colour bar in row %d", y);
+	return -1;
+}
+
+/* A 64 x 64 T5 bucket map (ids 0..31, no 16), 8 pixels per cell: every
+ * heatmap pixel is its id's colour in 32; the colour bar is 32 bands of
+ * 16 pixels, id 0 at the bottom, each its id's colour; ticks labelled with
+ * integers at band centres, every second id (a label per band would need
+ * 16 pixels < 2 lines) and both ends; the text says discrete, ids 0..31. */
+static void test_ids_discrete(void **state)
+{
+	int32_t *v = t5_map(64);
+	struct pe_sink_opts o;
+	struct image im;
+	unsigned char lut[768];
+	const unsigned char *want;
+	cJSON *ids;
+	int x, y, cx, b, fx, fy, yc;
+	char lab[16];
+
+	(void)state;
+	pe_colormap_lut(pe_colormap_by_name("viridis"), lut);
+	memset(&o, 0, sizeof o);
+	render_decode(v, PE_I32, 2, 64, 64, &o, NULL, &im);
+	assert_int_equal(im.hw, 512);
+	assert_int_equal(im.hh, 512);
+	for (y = 0; y < im.hh; y++) {
+		for (x = 0; x < im.hw; x++) {
+			want = id_colour(lut, v[(y / 8) * 64 + x / 8], 0, 31);
+			if (memcmp(pixel(&im, im.x + x, im.y + y), want, 3) != 0)
+				fail_msg("pixel (%d, %d) of id %d is not the id's colour", x, y,
+					 v[(y / 8) * 64 + x / 8]);
+		}
+	}
+	assert_string_equal(cJSON_GetObjectItem(im.heatmap, "scale")->valuestring, "discrete");
+	ids = cJSON_GetObjectItem(im.heatmap, "ids");
+	assert_int_equal(cJSON_GetArrayItem(ids, 0)->valueint, 0);
+	assert_int_equal(cJSON_GetArrayItem(ids, 1)->valueint, 31);
+	assert_int_equal(cJSON_GetObjectItem(im.heatmap, "vmax")->valueint, 31);
+	/* the bar, band by band from the bottom */
+	cx = colorbar_x(&im, im.y + 10) + 4;
+	for (y = 0; y < 512; y++)
+		assert_memory_equal(pixel(&im, cx, im.y + 511 - y), id_colour(lut, y / 16, 0, 31), 3);
+	/* labels: ids at their band centres (found in a window of +-2) */
+	for (b = 0; b < 32; b++) {
+		snprintf(lab, sizeof lab, "%d", b);
+		yc = im.y + 511 - (16 * b + 8);
+		x = find_text(&im, lab, 2, 0, 3, cx, im.w - 1, yc - 7 - 2, yc - 7 + 2, &fx, &fy);
+		if ((b % 2 == 0 && b != 30) || b == 31)
+			assert_int_equal(x, 1);
+		else
+			assert_int_equal(x, 0);
+	}
+	/* nothing fractional: the float path would label the ends only */
+	assert_int_equal(find_text(&im, "15.5", 2, 0, 3, cx, im.w - 1, 0, im.h - 1, &fx, &fy), 0);
+	image_free(&im);
+	/* --no-axes: the same colours, one pixel per cell */
+	o.no_axes = 1;
+	render_decode(v, PE_I32, 2, 64, 64, &o, NULL, &im);
+	assert_int_equal(im.w, 64);
+	assert_int_equal(im.h, 64);
+	for (y = 0; y < 64; y++)
+		for (x = 0; x < 64; x++)
+			assert_memory_equal(pixel(&im, x, y), id_colour(lut, v[y * 64 + x], 0, 31), 3);
+	image_free(&im);
+	free(v);
+}
+
+/* Drawn smaller than the matrix, a pixel is its block's most frequent id
+ * (worked out here cell by cell), so only the colours of ids appear; the
+ * same matrix as float32 is averaged and shows colours of no id (so the
+ * check can fail).  Blocks of 3 or 4 cells (64 at 20 pixels), with and
+ * without axes, and a 1-D strip of 5000 ids at 2048 pixels. */
+static void test_ids_downsampled(void **state)
+{
+	int32_t *v = t5_map(64), strip[5000];
+	float *f = malloc(64 * 64 * sizeof *f);
+	struct pe_sink_opts o;
+	struct image im;
+	unsigned char lut[768];
+	int x, y, k, stray, bare;
+
+	(void)state;
+	assert_non_null(f);
+	pe_colormap_lut(pe_colormap_by_name("viridis"), lut);
+	for (bare = 0; bare < 2; bare++) {
+		memset(&o, 0, sizeof o);
+		o.size = 20;
+		o.no_axes = bare;
+		render_decode(v, PE_I32, 2, 64, 64, &o, NULL, &im);
+		assert_int_equal(im.hw, 20);
+		assert_int_equal(im.hh, 20);
+		for (y = 0; y < 20; y++) {
+			for (x = 0; x < 20; x++) {
+				assert_memory_equal(pixel(&im, im.x + x, im.y + y),
+						    id_colour(lut, mode_of(v, 64, y * 64 / 20,
+									   (y + 1) * 64 / 20,
+									   x * 64 / 20,
+									   (x + 1) * 64 / 20),
+							      0, 31),
+						    3);
+			}
+		}
+		image_free(&im);
+	}
+	for (k = 0; k < 64 * 64; k++)
+		f[k] = (float)v[k];
+	render_decode(f, PE_F32, 2, 64, 64, &o, NULL, &im);
+	stray = 0;
+	for (y = 0; y < 20; y++)
+		for (x = 0; x < 20; x++)
+			stray += !is_id_colour(lut, pixel(&im, im.x + x, im.y + y), 0, 31);
+	assert_true(stray > 0);
+	image_free(&im);
+	/* a strip: ids k / 700 (0..7), 5000 cells on 2048 pixels */
+	for (k = 0; k < 5000; k++)
+		strip[k] = k / 700;
+	memset(&o, 0, sizeof o);
+	render_decode(strip, PE_I32, 1, 5000, 0, &o, NULL, &im);
+	assert_int_equal(im.hw, 2048);
+	for (x = 0; x < 2048; x++)
+		assert_memory_equal(pixel(&im, im.x + x, im.y + 5),
+				    id_colour(lut, mode_of(strip, 5000, 0, 1, x * 5000 / 2048,
+							   (x + 1) * 5000 / 2048),
+					      0, 7),
+				    3);
+	image_free(&im);
+	free(f);
+	free(v);
+}
+
+/* Blocks beyond MODE_S cells a side are judged by a sample, still only
+ * colours of ids; a block all of one id is that id.  Ids 0..3 in 256 x 256
+ * squares of a 1024 x 1024 matrix drawn at 16 pixels (64 x 64 blocks):
+ * each pixel is its square's id. */
+static void test_ids_large_blocks(void **state)
+{
+	int32_t *v = malloc(1024 * 1024 * sizeof *v);
+	struct pe_sink_opts o;
+	struct image im;
+	unsigned char lut[768];
+	int x, y;
+
+	(void)state;
+	assert_non_null(v);
+	for (y = 0; y < 1024; y++)
+		for (x = 0; x < 1024; x++)
+			v[y * 1024 + x] = (int32_t)((y / 256 + x / 256) % 4);
+	pe_colormap_lut(pe_colormap_by_name("viridis"), lut);
+	memset(&o, 0, sizeof o);
+	o.size = 16;
+	o.no_axes = 1;
+	render_decode(v, PE_I32, 2, 1024, 1024, &o, NULL, &im);
+	for (y = 0; y < 16; y++)
+		for (x = 0; x < 16; x++)
+			assert_memory_equal(pixel(&im, x, y),
+					    id_colour(lut, (y / 4 + x / 4) % 4, 0, 3), 3);
+	image_free(&im);
+	free(v);
+}
+
+/* --vmin/--vmax with ids: rounded outward to whole ids (-0.5 .. 31.5 is
+ * -1 .. 32, 34 colours), ids beyond take the end colours; outside int32
+ * refused.  Many ids (-255..255 on a bar about 500 pixels tall): a
+ * gradient of the ids' own colours, labelled with round ids and both
+ * ends. */
+static void test_ids_range(void **state)
+{
+	int32_t *v = t5_map(64), w[23 * 23];
+	struct pe_sink_opts o;
+	struct image im;
+	struct pe_error err = { PE_OK, "" };
+	unsigned char lut[768];
+	cJSON *ids;
+	int x, y, cx, fx, fy;
+	char *path;
+
+	(void)state;
+	pe_colormap_lut(pe_colormap_by_name("viridis"), lut);
+	memset(&o, 0, sizeof o);
+	o.has_vmin = o.has_vmax = 1;
+	o.vmin = -0.5;
+	o.vmax = 31.5;
+	render_decode(v, PE_I32, 2, 64, 64, &o, NULL, &im);
+	ids = cJSON_GetObjectItem(im.heatmap, "ids");
+	assert_int_equal(cJSON_GetArrayItem(ids, 0)->valueint, -1);
+	assert_int_equal(cJSON_GetArrayItem(ids, 1)->valueint, 32);
+	for (y = 0; y < 64; y++)
+		for (x = 0; x < 64; x++)
+			assert_memory_equal(cell(&im, y, x, 64, 64),
+					    id_colour(lut, v[y * 64 + x], -1, 32), 3);
+	image_free(&im);
+	o.vmin = 2;
+	o.vmax = 5;
+	render_decode(v, PE_I32, 2, 64, 64, &o, NULL, &im);
+	assert_memory_equal(cell(&im, 0, 0, 64, 64), id_colour(lut, 2, 2, 5), 3);	/* 0 */
+	assert_memory_equal(cell(&im, 0, 63, 64, 64), id_colour(lut, 5, 2, 5), 3);	/* 31 */
+	image_free(&im);
+	o.vmin = -3e9;
+	path = render(v, PE_I32, 2, 64, 64, &o, NULL, &err);
+	assert_null(path);
+	assert_int_equal(err.code, PE_ERR_USAGE);
+	/* 511 ids */
+	for (x = 0; x < 23 * 23; x++)
+		w[x] = (int32_t)(x - 264);
+	o.vmin = -255;
+	o.vmax = 255;
+	render_decode(w, PE_I32, 2, 23, 23, &o, NULL, &im);
+	assert_true(im.hh < 511);
+	cx = colorbar_x(&im, im.y + 10) + 4;
+	for (y = 0; y < im.hh; y++)
+		assert_true(is_id_colour(lut, pixel(&im, cx, im.y + y), -255, 255));
+	assert_memory_equal(pixel(&im, cx, im.y), id_colour(lut, 255, -255, 255), 3);
+	assert_memory_equal(pixel(&im, cx, im.y + im.hh - 1), id_colour(lut, -255, -255, 255), 3);
+	assert_int_equal(find_text(&im, "-255", 2, 0, 3, cx, im.w - 1, 0, im.h - 1, &fx, &fy), 1);
+	assert_int_equal(find_text(&im, "255", 2, 0, 3, cx, im.w - 1, 0, im.h - 1, &fx, &fy), 1);
+	assert_int_equal(find_text(&im, "0", 2, 0, 3, cx, im.w - 1, 0, im.h - 1, &fx, &fy), 1);
+	assert_int_equal(find_text(&im, "-200", 2, 0, 3, cx, im.w - 1, 0, im.h - 1, &fx, &fy), 1);
+	assert_int_equal(find_text(&im, "1", 2, 0, 3, cx, im.w - 1, 0, im.h - 1, &fx, &fy), 0);
+	image_free(&im);
+	free(v);
+}
+
+/* 3 heads of 4 x 4 ids (16 h + 4 r + c): one scale over all heads, each
+ * panel's cells their ids' colours. */
+static void test_ids_panels(void **state)
+{
+	int32_t v[48];
+	uint64_t shape[3] = { 3, 4, 4 };
+	struct pe_sink_opts o;
+	struct image im;
+	unsigned char lut[768];
+	int k, r, c, box[4];
+
+	(void)state;
+	for (k = 0; k < 48; k++)
+		v[k] = k;
+	pe_colormap_lut(pe_colormap_by_name("viridis"), lut);
+	memset(&o, 0, sizeof o);
+	render_decode_shape(v, PE_I32, 3, shape, &o, &im);
+	for (k = 0; k < 3; k++) {
+		hm_panel(&im, k, box);
+		for (r = 0; r < 4; r++)
+			for (c = 0; c < 4; c++)
+				assert_memory_equal(pixel(&im, box[0] + (2 * c + 1) * box[2] / 8,
+							  box[1] + (2 * r + 1) * box[3] / 8),
+						    id_colour(lut, 16 * k + 4 * r + c, 0, 47), 3);
+	}
+	image_free(&im);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1806,6 +2159,11 @@ int main(void)
 		cmocka_unit_test(test_panels_refused),
 		cmocka_unit_test(test_no_axes),
 		cmocka_unit_test(test_no_axes_panels),
+		cmocka_unit_test(test_ids_discrete),
+		cmocka_unit_test(test_ids_downsampled),
+		cmocka_unit_test(test_ids_large_blocks),
+		cmocka_unit_test(test_ids_range),
+		cmocka_unit_test(test_ids_panels),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
