@@ -22,26 +22,30 @@
 
 const struct pe_optdef pe_skew_opts[] = {
 	{ NULL, 0, NULL, "Input (one of three forms):" },
-	{ "input", 'i', "FILE", "1-D: the relative logits (or with --inverse the L x L\n"
-				"matrix): npy, safetensors, csv, or raw float32 with\n"
-				"--shape; - reads stdin" },
-	{ "tensor", 0, "NAME", "-i: the safetensors tensor to read (default: the only one)" },
-	{ "shape", 0, "RxC", "-i: the input is raw little-endian float32, R rows of C" },
-	{ "grid", 0, "HxW", "2-D: an H x W grid of tokens, row-major (n = x W + y)" },
-	{ "rel-h", 0, "FILE", "--grid: R_h, HW x (2H-1) logits per row distance (*.f32,\n"
-			      "*.raw, *.bin: raw float32 of that shape)" },
-	{ "rel-w", 0, "FILE", "--grid: R_w, HW x (2W-1) logits per column distance" },
-	{ "index-map", 0, NULL, "write the int32 map of the input column each cell reads,\n"
-				"with -n L instead of an input" },
-	{ "positions", 'n', "L", "--index-map: the number of queries (and keys), 1..8388608" },
-	{ NULL, 0, NULL, "Skew (column c of the relative layout is distance\n"
-			 "c - (L-1) = key - query):" },
-	{ "mode", 0, "M", "bidir (default): L x (2L-1) -> L x L, A[i][j] =\n"
-			  "R[i][j-i+L-1]; causal: L x L -> L x L, the keys j <= i" },
+	{ "input", 'i', "FILE", "1-D: the relative logits (with --inverse the L x L\n"
+				"matrix): npy, safetensors, csv, or raw float32\n"
+				"with --shape; - reads stdin" },
+	{ "tensor", 0, "NAME", "-i: the safetensors tensor to read (default: the\n"
+			       "only one)" },
+	{ "shape", 0, "RxC", "-i: the input is raw little-endian float32, R rows\n"
+			     "of C" },
+	{ "grid", 0, "HxW", "2-D: an H x W grid of tokens, row-major\n"
+			    "(token n = x W + y)" },
+	{ "rel-h", 0, "FILE", "--grid: R_h, HW x (2H-1), a column per row\n"
+			      "distance (*.f32, *.raw, *.bin: raw float32)" },
+	{ "rel-w", 0, "FILE", "--grid: R_w, HW x (2W-1), a column per column\n"
+			      "distance" },
+	{ "index-map", 0, NULL, "write the int32 map of the input column each\n"
+				"cell reads, for -n L (no input)" },
+	{ "positions", 'n', "L", "--index-map: queries (and keys), 1..8388608" },
+	{ NULL, 0, NULL, "Skew (column c of a relative table is distance c - (L-1) = key - query):" },
+	{ "mode", 0, "M", "bidir (default): L x (2L-1) -> L x L,\n"
+			  "A[i][j] = R[i][j-i+L-1]; causal: L x L -> L x L,\n"
+			  "the keys j <= i" },
 	{ "inverse", 0, NULL, "absolute -> relative: R[i][c] = A[i][c+i-L+1]" },
-	{ "fill", 0, "V", "the cells no input reaches (causal, --inverse): a number,\n"
-			  "nan, inf or -inf (default 0); --index-map: an integer\n"
-			  "(default -1)" },
+	{ "fill", 0, "V", "the cells no input reaches (causal, --inverse):\n"
+			  "a number, nan, inf or -inf (default 0);\n"
+			  "--index-map: an integer (default -1)" },
 	{ "raw", 0, NULL, "instead of --fill, what the pad/reshape/slice trick\n"
 			  "leaves there (the same as the formula for bidir)" },
 	{ "broadcast", 0, NULL, "the input (or each of --rel-h, --rel-w) is one row,\n"
