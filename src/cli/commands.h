@@ -17,6 +17,11 @@ extern const size_t pe_similarity_nopts;
 extern const char pe_similarity_usage[];
 extern const char *const pe_similarity_presets[];
 
+int pe_cmd_skew(int argc, char **argv);
+extern const struct pe_optdef pe_skew_opts[];
+extern const size_t pe_skew_nopts;
+extern const char pe_skew_usage[];
+
 int pe_cmd_bucket(int argc, char **argv);
 extern const struct pe_optdef pe_bucket_opts[];
 extern const size_t pe_bucket_nopts;

@@ -16,6 +16,7 @@
 #include "core/learned.h"
 #include "core/rope.h"
 #include "core/similarity.h"
+#include "core/skew.h"
 #include "core/sinusoidal.h"
 #include "io/colormap.h"
 #include "io/sink.h"
@@ -37,11 +38,12 @@ static const struct {
 	{ "form", { pe_gen_alibi_forms } },
 	{ "metric", { pe_metric_names } },
 	{ "aspect", { pe_emit_aspects } },
+	{ "mode", { pe_skew_mode_names } },
 	{ "scheme", { pe_bucket_scheme_names } },
 };
 
 /* Options whose value is a file name. */
-static const char *const file_options[] = { "output", "input", "from-config", "bias", NULL };
+static const char *const file_options[] = { "output", "input", "from-config", "rel-h", "rel-w", "bias", NULL };
 
 /* A space-separated list of distinct words. */
 struct words {

@@ -23,7 +23,7 @@ DRIVE
 comp() {
 	bash "$T/drive.sh" "$T/posenc.bash" posenc "$@" 2>/dev/null
 }
-check "bash: commands" [ "$(comp '')" = "generate similarity bucket --help --version --completion" ]
+check "bash: commands" [ "$(comp '')" = "generate similarity skew bucket --help --version --completion" ]
 check "bash: a command from its start" [ "$(comp sim)" = "similarity" ]
 check "bash: kinds" [ "$(comp generate '')" = "sinusoidal learned rope alibi sincos2d" ]
 check "bash: options from a prefix" [ "$(comp generate --pre)" = "--preset --precision" ]
@@ -36,9 +36,12 @@ check "bash: bucket schemes" [ "$(comp bucket --scheme '')" = "t5 deberta swin" 
 check "bash: a file for --bias" [ "$(comp bucket --bias "$T/posenc.ba")" = "$T/posenc.bash" ]
 check "bash: scalings" [ "$(comp generate --scaling l)" = "linear llama3 longrope" ]
 check "bash: a file for -i" [ "$(comp similarity -i "$T/posenc.ba")" = "$T/posenc.bash" ]
+check "bash: skew's modes" [ "$(comp skew --mode '')" = "bidir causal" ]
+check "bash: a file for --rel-h and --rel-w" [ "$(comp skew --rel-h "$T/posenc.ba")" = "$T/posenc.bash" -a \
+	"$(comp skew --rel-w "$T/posenc.ba")" = "$T/posenc.bash" ]
 check "bash: nothing guessed for -n" [ -s "$T/posenc.bash" -a -z "$(comp generate -n '')" ]
 # every long option of every command, in both scripts
-for cmd in generate similarity bucket; do
+for cmd in generate similarity skew bucket; do
 	"$POSENC" $cmd --help | grep -o -- '--[a-z][a-z0-9-]*' | sort -u >"$T/help-$cmd"
 	check "$cmd --help lists options" [ "$(wc -l <"$T/help-$cmd")" -gt 20 ]
 	missing=

@@ -12,7 +12,9 @@ Usage: check.py PATH/TO/posenc.  Prints "numpy: N passed, N failed".
   struct + json as the format describes);
 - learned tables equal an independent Python implementation of the
   documented algorithm (Philox4x32-10, Marsaglia polar), up to the last bit
-  of the logarithm (math.log here, posenc's own log there).
+  of the logarithm (math.log here, posenc's own log there);
+- skew equals NumPy's pad/reshape/slice procedures written here (bidir and
+  causal, forward and inverse, the causal --raw garbage), bit for bit.
 """
 import decimal
 import io
@@ -540,10 +542,78 @@ def test_bucket():
     check("bucket csv = json (plain integers)", np.array_equal(csv, np.array(js["data"])) and csv[299, 0] == 206)  # PyTorch: data/buckets-deberta.txt
 
 
+# --- posenc skew: NumPy's pad/reshape/slice procedures, written here ---
+def np_bidir_fwd(r):
+    """tensor2tensor's unmasked skew: pad a column, flatten, pad L-1, view, slice"""
+    L = r.shape[0]
+    x = np.pad(r, ((0, 0), (0, 1))).reshape(-1)
+    x = np.pad(x, (0, L - 1)).reshape(L + 1, 2 * L - 1)
+    return x[:L, L - 1:]
+
+
+def np_causal_fwd(r):
+    """Music Transformer's masked skew: pad a column on the left, view (L+1) x L, drop row 0"""
+    L = r.shape[0]
+    return np.pad(r, ((0, 0), (1, 0))).reshape(L + 1, L)[1:]
+
+
+def np_bidir_inv(a):
+    """tensor2tensor's unmasked inverse: pad L-1 columns, flatten, prepend L, view L x 2L, drop col 0"""
+    L = a.shape[0]
+    x = np.pad(a, ((0, 0), (0, L - 1))).reshape(-1)
+    return np.pad(x, (L, 0)).reshape(L, 2 * L)[:, 1:]
+
+
+def np_causal_inv(a):
+    """tensor2tensor's masked inverse: prepend a zero row, view L x (L+1), drop col 0"""
+    L = a.shape[0]
+    return np.pad(a, ((1, 0), (0, 0))).reshape(L, L + 1)[:, 1:]
+
+
+def skew_npy(*args):
+    return np.load(io.BytesIO(posenc("skew", *args, "-f", "npy")))
+
+
+def same_bits(what, got, want):
+    want = np.ascontiguousarray(want, dtype=np.float32)
+    ok = got.dtype == np.float32 and got.shape == want.shape and \
+        np.array_equal(got.view(np.uint32), want.view(np.uint32))
+    check(what, ok, f"{got.dtype} {got.shape} vs {want.shape}")
+
+
+def test_skew():
+    rng = np.random.default_rng(2018)
+    for L in (1, 2, 5, 64, 257):
+        r = rng.standard_normal((L, 2 * L - 1)).astype(np.float32)
+        c = rng.standard_normal((L, L)).astype(np.float32)
+        rp = os.path.join(TMP, f"skew_r{L}.npy")
+        cp = os.path.join(TMP, f"skew_c{L}.npy")
+        np.save(rp, r)
+        np.save(cp, c)
+        lower = np.tril(np.ones((L, L), bool))
+        band = np.add.outer(np.arange(L), np.arange(L)) >= L - 1   # c >= L-1-i
+        same_bits(f"skew bidir L={L} = NumPy pad/reshape/slice", skew_npy("-i", rp), np_bidir_fwd(r))
+        same_bits(f"skew bidir --raw L={L}", skew_npy("-i", rp, "--raw"), np_bidir_fwd(r))
+        same_bits(f"skew causal --raw L={L} = the trick's garbage too", skew_npy("-i", cp, "--mode", "causal", "--raw"),
+                  np_causal_fwd(c))
+        same_bits(f"skew causal --fill -inf L={L}", skew_npy("-i", cp, "--mode", "causal", "--fill", "-inf"),
+                  np.where(lower, np_causal_fwd(c), np.float32(-np.inf)))
+        same_bits(f"skew bidir --inverse L={L} = t2t's unmasked inverse", skew_npy("-i", cp, "--inverse"),
+                  np_bidir_inv(c))
+        same_bits(f"skew causal --inverse --raw L={L} = t2t's masked inverse",
+                  skew_npy("-i", cp, "--mode", "causal", "--inverse", "--raw"), np_causal_inv(c))
+        same_bits(f"skew causal --inverse --fill nan L={L}",
+                  skew_npy("-i", cp, "--mode", "causal", "--inverse", "--fill", "nan"),
+                  np.where(band, np_causal_inv(c), np.float32(np.nan)))
+        idx = skew_npy("--index-map", "-n", str(L))
+        check(f"skew --index-map L={L}: <i4, gathers the bidir skew",
+              idx.dtype == np.dtype("<i4") and np.array_equal(np.take_along_axis(r, idx, 1), np_bidir_fwd(r)))
+
+
 def main():
     for test in (test_sinusoidal, test_formats_agree, test_learned, test_similarity_metrics,
                  test_similarity_stats, test_similarity_profile, test_similarity_png,
-                 test_similarity_exact_hard, test_bucket):
+                 test_similarity_exact_hard, test_skew, test_bucket):
         try:
             test()
         except Exception as e:  # a crash counts as a failure, with its reason
