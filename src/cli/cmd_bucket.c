@@ -79,17 +79,12 @@ struct job {
 
 static const char *val(const struct job *j, const char *name)
 {
-	int i = pe_opt_index(pe_bucket_opts, pe_bucket_nopts, name);
-
-	return i < 0 ? NULL : j->values[i];
+	return pe_opt_value(pe_bucket_opts, pe_bucket_nopts, j->values, name);
 }
 
 static const char *given(const struct job *j, const char *const *names)
 {
-	for (; *names; names++)
-		if (val(j, *names))
-			return *names;
-	return NULL;
+	return pe_opt_given(pe_bucket_opts, pe_bucket_nopts, j->values, names);
 }
 
 static int parse_scheme(struct job *j, struct pe_error *err)
@@ -200,13 +195,8 @@ static int build(struct job *j, struct pe_bucket *bk, struct pe_tensor *t, struc
 		return -1;
 	if (pe_bucket_bias(bk, &j->p, j->n, j->distances, j->a, j->b, j->table.v, j->table.rows,
 			   j->table.cols, j->head, t, err) != 0) {
-		if (err->code == PE_ERR_DATA) {
-			char msg[sizeof err->msg];
-
-			memcpy(msg, err->msg, sizeof msg);
-			snprintf(err->msg, sizeof err->msg, "%.300s: %.700s",
-				 pe_tablein_name(in.path), msg);
-		}
+		if (err->code == PE_ERR_DATA)
+			pe_tablein_prefix(err, in.path);
 		return -1;
 	}
 	pe_matrix_free(&j->table);

@@ -93,18 +93,12 @@ struct job {
 
 static const char *val(const struct job *j, const char *name)
 {
-	int i = pe_opt_index(pe_similarity_opts, pe_similarity_nopts, name);
-
-	return i < 0 ? NULL : j->values[i];
+	return pe_opt_value(pe_similarity_opts, pe_similarity_nopts, j->values, name);
 }
 
-/* The first of names that was given, or NULL. */
 static const char *given(const struct job *j, const char *const *names)
 {
-	for (; *names; names++)
-		if (val(j, *names))
-			return *names;
-	return NULL;
+	return pe_opt_given(pe_similarity_opts, pe_similarity_nopts, j->values, names);
 }
 
 static int parse_similarity(struct job *j, struct pe_error *err)
@@ -248,16 +242,6 @@ static void record(struct job *j, struct pe_meta *m)
 	pe_meta_int(m, "stride", (int64_t)j->stride);
 	if (j->wang_chen)
 		pe_meta_str(m, "similarity_preset", WANG_CHEN);
-}
-
-/* "NAME: " in front of err's message (the table's values are checked
- * after it was read, far from its name). */
-static void prefix_name(struct pe_error *err, const char *name)
-{
-	char msg[sizeof err->msg];
-
-	memcpy(msg, err->msg, sizeof msg);
-	snprintf(err->msg, sizeof err->msg, "%.300s: %.700s", name, msg);
 }
 
 /* ---- output ---- */
@@ -439,7 +423,7 @@ int pe_cmd_similarity(int argc, char **argv)
 		goto fail;
 	if (pe_similarity_init(&s, &w, &j.sp, &err) != 0) {
 		if (err.code == PE_ERR_DATA && j.input)
-			prefix_name(&err, pe_tablein_name(j.input));
+			pe_tablein_prefix(&err, j.input);
 		goto fail;
 	}
 	pe_matrix_free(&j.table);

@@ -79,18 +79,12 @@ struct job {
 
 static const char *val(const struct job *j, const char *name)
 {
-	int i = pe_opt_index(pe_skew_opts, pe_skew_nopts, name);
-
-	return i < 0 ? NULL : j->values[i];
+	return pe_opt_value(pe_skew_opts, pe_skew_nopts, j->values, name);
 }
 
-/* The first of names that was given, or NULL. */
 static const char *given(const struct job *j, const char *const *names)
 {
-	for (; *names; names++)
-		if (val(j, *names))
-			return *names;
-	return NULL;
+	return pe_opt_given(pe_skew_opts, pe_skew_nopts, j->values, names);
 }
 
 /* How the messages name a form's option. */
@@ -227,16 +221,6 @@ static int parse_skew(struct job *j, struct pe_error *err)
 
 /* ---- the tables ---- */
 
-/* "NAME: " in front of err's message (a shape is checked after the file
- * was read, far from its name). */
-static void prefix_name(struct pe_error *err, const char *name)
-{
-	char msg[sizeof err->msg];
-
-	memcpy(msg, err->msg, sizeof msg);
-	snprintf(err->msg, sizeof err->msg, "%.300s: %.700s", name, msg);
-}
-
 /* A raw float32 file by its name: *.f32, *.raw, *.bin in any case. */
 static int raw_name(const char *path)
 {
@@ -264,7 +248,7 @@ static int read_rel(struct job *j, enum pe_skew_axis axis, struct pe_matrix *m,
 			    m, err) != 0)
 		return -1;
 	if (pe_skew_check_rel(&j->p, j->h, j->w, axis, m, err) != 0) {
-		prefix_name(err, pe_tablein_name(t.path));
+		pe_tablein_prefix(err, t.path);
 		return -1;
 	}
 	return 0;
@@ -289,7 +273,7 @@ static int prepare(struct job *j, struct pe_skew *s, struct pe_error *err)
 			return -1;
 		if (pe_skew_init(s, &j->p, &j->in, err) != 0) {
 			if (err->code == PE_ERR_DATA)
-				prefix_name(err, pe_tablein_name(t.path));
+				pe_tablein_prefix(err, t.path);
 			return -1;
 		}
 		return 0;

@@ -16,6 +16,23 @@ int pe_opt_index(const struct pe_optdef *defs, size_t ndefs, const char *name)
 	return -1;
 }
 
+const char *pe_opt_value(const struct pe_optdef *defs, size_t ndefs, const char **values,
+			 const char *name)
+{
+	int i = pe_opt_index(defs, ndefs, name);
+
+	return i < 0 ? NULL : values[i];
+}
+
+const char *pe_opt_given(const struct pe_optdef *defs, size_t ndefs, const char **values,
+			 const char *const *names)
+{
+	for (; *names; names++)
+		if (pe_opt_value(defs, ndefs, values, *names))
+			return *names;
+	return NULL;
+}
+
 size_t pe_opt_count(const struct pe_optdef *defs)
 {
 	size_t n = 0;

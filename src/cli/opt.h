@@ -58,6 +58,16 @@ void pe_opt_help(FILE *fp, const struct pe_command *cmd);
 /* Index of the option named name in defs; -1 if none. */
 int pe_opt_index(const struct pe_optdef *defs, size_t ndefs, const char *name);
 
+/* The value parsed for the option named name (NULL: not given, or no
+ * such option). */
+const char *pe_opt_value(const struct pe_optdef *defs, size_t ndefs, const char **values,
+			 const char *name);
+
+/* The first of the NULL-terminated names that was given, or NULL: for
+ * "--X applies to ... only" messages. */
+const char *pe_opt_given(const struct pe_optdef *defs, size_t ndefs, const char **values,
+			 const char *const *names);
+
 /* Strict conversions of an option value with a message that names the
  * option and quotes the value.  A NULL value leaves *out unchanged. */
 int pe_opt_u64(const char *name, const char *val, uint64_t lo, uint64_t hi, uint64_t *out,

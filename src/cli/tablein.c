@@ -1,4 +1,5 @@
 /* Reading a table named on the command line (see tablein.h). */
+#include <stdio.h>
 #include <string.h>
 
 #include "cli/tablein.h"
@@ -18,6 +19,14 @@ static const char *const keys[][5] = {
 const char *pe_tablein_name(const char *path)
 {
 	return strcmp(path, "-") == 0 ? "stdin" : path;
+}
+
+void pe_tablein_prefix(struct pe_error *err, const char *path)
+{
+	char msg[sizeof err->msg];
+
+	memcpy(msg, err->msg, sizeof msg);
+	snprintf(err->msg, sizeof err->msg, "%.300s: %.700s", pe_tablein_name(path), msg);
 }
 
 int pe_tablein_read(const struct pe_tablein *t, struct pe_meta *meta, enum pe_tablein_role role,
