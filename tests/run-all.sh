@@ -50,7 +50,8 @@ cat "$log"
 add_counts cli "$rc"
 
 # No check may pass against a binary that does nothing: the CLI tests run
-# against /bin/false.  The newer files (t_similarity.sh, t_skew.sh, t_bucket.sh) must
+# against /bin/false.  The newer files (t_similarity.sh, t_skew.sh, t_bucket.sh,
+# t_reliability.sh) must
 # fail every check; the whole CLI
 # suite may pass at most VACUOUS_MAX checks (the older files' checks of a bare
 # exit status or absent file: 107 at first, 40 since usage_error checks its
@@ -62,7 +63,7 @@ CLI_PER_FILE=1 sh "$here/cli/run.sh" /bin/false >"$log" 2>&1
 vp=$(sed -n 's/^cli: \([0-9][0-9]*\) passed, .*/\1/p' "$log" | tail -1)
 vpass=0
 vfail=0
-for strict in t_similarity.sh t_skew.sh t_bucket.sh; do
+for strict in t_similarity.sh t_skew.sh t_bucket.sh t_reliability.sh; do
 	vs=$(sed -n "s/^file $strict: \([0-9][0-9]*\) passed, .*/\1/p" "$log" | tail -1)
 	if [ -n "$vs" ] && [ "$vs" -eq 0 ]; then
 		vpass=$((vpass + 1))

@@ -4,6 +4,7 @@
  * check that everything written to stdout really got out.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include "cli/msg.h"
 #include "cli/opt.h"
 #include "core/gemm.h"
+#include "io/output.h"
 #include "version.h"
 
 static void usage(FILE *fp)
@@ -34,18 +36,64 @@ static void usage(FILE *fp)
 }
 
 /* stdout is checked once more at exit: a write error there must not be
- * lost, and a reader that went away (EPIPE) is a quiet, successful end. */
+ * lost, and a reader that went away (EPIPE) is a quiet, successful end.
+ * A command that failed has reported its error already (often this very
+ * write error): one line, never a second "write error". */
 static int close_stdout(int rc, const char *cmd)
 {
 	errno = 0;
 	if (fflush(stdout) != 0 || ferror(stdout)) {
-		if (errno == EPIPE || pe_msg_pipe_closed())
+		if (errno == EPIPE || pe_msg_pipe_closed() || rc != PE_EXIT_OK)
 			return rc;
 		fprintf(stderr, "posenc: %s%swrite error: %s\n", cmd ? cmd : "", cmd ? ": " : "",
 			errno ? strerror(errno) : "unknown error");
 		return rc ? rc : PE_EXIT_FAIL;
 	}
 	return rc;
+}
+
+/* A standard descriptor closed by the caller (`>&-`) would be reused by
+ * the first file opened, and stdout's bytes would land in it: hold each
+ * closed one open on /dev/null, the wrong way round (stdout read-only), so
+ * writing to it still fails with EBADF and is reported. */
+static void hold_std_fds(void)
+{
+	int fd;
+
+	for (fd = 0; fd <= 2; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF)
+			(void)open("/dev/null", fd == 0 ? O_WRONLY : O_RDONLY);
+}
+
+/* SIGINT, SIGTERM, SIGHUP: remove the temp file of a half-written -o
+ * FILE, then end by the same signal (SA_RESETHAND restored the default;
+ * the signal is blocked in the handler, so it lands when it returns). */
+static void on_fatal_signal(int sig)
+{
+	pe_output_signal_cleanup();
+	raise(sig);
+}
+
+static void catch_fatal_signals(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction sa;
+	size_t i;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_fatal_signal;
+	sa.sa_flags = SA_RESETHAND;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+		sigaddset(&sa.sa_mask, sigs[i]);
+	/* a signal ignored on entry (nohup, a shell's background job) stays
+	 * ignored */
+	for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+		struct sigaction old;
+
+		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+			(void)sigaction(sigs[i], &sa, NULL);
+	}
 }
 
 int main(int argc, char **argv)
@@ -56,6 +104,8 @@ int main(int argc, char **argv)
 	int rc;
 
 	/* A closed pipe is reported as EPIPE and ends the command quietly. */
+	hold_std_fds();
+	catch_fatal_signals();
 	signal(SIGPIPE, SIG_IGN);
 	pe_gemm_init();
 	setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);

@@ -346,6 +346,13 @@ int pe_hfconfig_parse(const char *text, size_t len, const char *name, struct pe_
 
 		return pe_fail(err, PE_ERR_DATA, "%s: not valid JSON (near byte %zu)", name, at);
 	}
+	/* Python's json (and so the model) refuses text after the object */
+	for (; end < text + len; end++)
+		if (!pe_json_blank((unsigned char)*end)) {
+			cJSON_Delete(root);
+			return pe_fail(err, PE_ERR_DATA, "%s: not valid JSON (more text after the object, at byte %zu)",
+				       name, (size_t)(end - text));
+		}
 	rc = resolve(&x, root, c);
 	cJSON_Delete(root);
 	return rc;

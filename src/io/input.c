@@ -162,6 +162,34 @@ static int read_fifo(struct pe_input *in, int fd, size_t max_bytes, struct pe_er
 	return read_all(in, fd, r > 0 ? (size_t)r : 0, cap, max_bytes, err);
 }
 
+/* The regular files read in this process, so an output never replaces
+ * one of its own inputs (io/output.c asks). */
+#define SEEN_MAX 16
+static struct {
+	dev_t dev;
+	ino_t ino;
+} seen[SEEN_MAX];
+static size_t nseen;
+
+int pe_input_seen(dev_t dev, ino_t ino)
+{
+	size_t i;
+
+	for (i = 0; i < nseen; i++)
+		if (seen[i].dev == dev && seen[i].ino == ino)
+			return 1;
+	return 0;
+}
+
+static void remember(const struct stat *st)
+{
+	if (S_ISREG(st->st_mode) && nseen < SEEN_MAX && !pe_input_seen(st->st_dev, st->st_ino)) {
+		seen[nseen].dev = st->st_dev;
+		seen[nseen].ino = st->st_ino;
+		nseen++;
+	}
+}
+
 static int open_path(struct pe_input *in, const char *path, size_t max_bytes,
 		     struct pe_error *err)
 {
@@ -187,6 +215,7 @@ static int open_path(struct pe_input *in, const char *path, size_t max_bytes,
 		rc = pe_fail(err, PE_ERR_IO, "%s: %s", in->name, why);
 		goto out;
 	}
+	remember(&st);
 	if (S_ISFIFO(st.st_mode)) {
 		rc = read_fifo(in, fd, max_bytes, err);
 		goto out;

@@ -22,6 +22,7 @@
 #define PE_INPUT_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "core/err.h"
 
@@ -49,5 +50,8 @@ int pe_input_open(struct pe_input *in, const char *path, size_t max_bytes,
 		  struct pe_error *err);
 
 void pe_input_close(struct pe_input *in);
+
+/* Was the regular file (dev, ino) opened as an input by this process? */
+int pe_input_seen(dev_t dev, ino_t ino);
 
 #endif

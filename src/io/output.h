@@ -3,11 +3,16 @@
  * not at all.
  *
  * A regular file (existing or new) is written to a temporary file beside it
- * (".posenc-XXXXXX", mode 0666 & ~umask) and renamed over the target only
- * when everything was written and closed without error; on any failure the
- * temporary file is removed.  An existing non-regular file (a FIFO,
- * /dev/null, /dev/full) is written in place, since renaming over a device
- * would replace it.
+ * (".posenc-XXXXXX") and renamed over the target only when everything was
+ * written and closed without error; on any failure the temporary file is
+ * removed, and pe_output_signal_cleanup removes it when a signal ends the
+ * process.  Through a symbolic link, the link's final target is replaced
+ * and the link stays; an existing file keeps its permission bits (a new
+ * one gets 0666 & ~umask); a file this process read as an input
+ * (io/input.h) is never replaced.  An existing non-regular file (a FIFO,
+ * /dev/null, /dev/full) and any path under /dev/ or /proc/ (/dev/stdout,
+ * /dev/fd/N) is written in place, since renaming over them would replace
+ * a device or a link.
  */
 #ifndef PE_OUTPUT_H
 #define PE_OUTPUT_H
@@ -19,7 +24,8 @@
 struct pe_output {
 	FILE *fp;
 	int to_stdout;
-	char *path;		/* target (NULL for stdout) */
+	char *path;		/* as given, for messages (NULL for stdout) */
+	char *target;		/* the file replaced: path with symlinks followed */
 	char *tmp;		/* temporary file, NULL when writing in place */
 };
 
@@ -36,6 +42,10 @@ int pe_output_commit(struct pe_output *o, struct pe_error *err);
 
 /* Give up: close and remove any temporary file. */
 void pe_output_abort(struct pe_output *o);
+
+/* Remove every temporary file still being written.  Async-signal-safe
+ * (unlink only): for a SIGINT/SIGTERM/SIGHUP handler. */
+void pe_output_signal_cleanup(void);
 
 /* fwrite that reports a short write as PE_ERR_PIPE (EPIPE) or PE_ERR_IO. */
 int pe_write(FILE *fp, const void *p, size_t n, struct pe_error *err);

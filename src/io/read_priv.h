@@ -28,6 +28,12 @@ size_t pe_elems_to_float(float *dst, size_t stride, const unsigned char *src, si
 /* Is this host big-endian?  (For npy's '=' byte order.) */
 int pe_host_big_endian(void);
 
+/* JSON's whitespace (RFC 8259): space, tab, LF, CR. */
+static inline int pe_json_blank(unsigned char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
 /* A shape as text: "(3, 4)", "(5,)", "()" when python, else "[3,4]". */
 void pe_shape_text(char *buf, size_t n, const uint64_t *shape, int ndim, int python);
 

@@ -89,11 +89,6 @@ static const char *shown(const char *s, char *buf, size_t size)
 	return buf;
 }
 
-static int json_blank(unsigned char c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
-
 /* UTF-8 as Rust's str::from_utf8 takes it; control bytes JSON never allows */
 static int check_text(struct st *f, const unsigned char *s, size_t n)
 {
@@ -101,7 +96,7 @@ static int check_text(struct st *f, const unsigned char *s, size_t n)
 
 	while (i < n) {
 		if (s[i] < 0x80) {
-			if (s[i] < 0x20 && !json_blank(s[i]))
+			if (s[i] < 0x20 && !pe_json_blank(s[i]))
 				return pe_fail(f->err, PE_ERR_DATA,
 					       "%s: the header is not valid JSON (control byte 0x%02x at byte %zu)",
 					       f->name, s[i], 8 + i);
@@ -345,7 +340,7 @@ static int st_open(struct st *f, const unsigned char *buf, size_t len, const cha
 	h = buf + 8;
 	if (check_text(f, h, (size_t)hlen) != 0)
 		return -1;
-	while (skip < hlen && json_blank(h[skip]))
+	while (skip < hlen && pe_json_blank(h[skip]))
 		skip++;
 	if (skip == hlen)
 		return pe_fail(err, PE_ERR_DATA, "%s: the header is not valid JSON (it is empty)",
@@ -360,7 +355,7 @@ static int st_open(struct st *f, const unsigned char *buf, size_t len, const cha
 			       name, at);
 	}
 	for (i = (size_t)((const unsigned char *)end - h); i < hlen; i++)
-		if (!json_blank(h[i]))
+		if (!pe_json_blank(h[i]))
 			return pe_fail(err, PE_ERR_DATA,
 				       "%s: the header is not valid JSON (more text at byte %zu)", name,
 				       8 + i);

@@ -1,0 +1,90 @@
+# Issue 9's defects of the output side, each with the check that guards it:
+# signals mid-write (1), write errors reported once (6), text after a
+# config object (10), -o /dev/stdout and /dev/fd/N (11), -o through a
+# symlink, permission bits, -o naming an input (12).  Every check needs
+# posenc's own output or message.
+R=$T/rel
+mkdir -p "$R"
+PY=${PYTHON:-/usr/bin/python3}
+
+# 1. a signal while writing -o FILE: the temp file goes, the status is the
+# signal's (128 + N), nothing is left in the directory
+for sig in TERM HUP INT; do
+	rm -rf "$R/sig" && mkdir "$R/sig"
+	st=$("$PY" - "$POSENC" "$R/sig" "$sig" <<'PYEOF'
+import os, signal, subprocess, sys, time
+posenc, d, name = sys.argv[1:4]
+p = subprocess.Popen([posenc, "generate", "sinusoidal", "-n", "4000000", "-d", "1024", "-f", "raw",
+                      "-o", os.path.join(d, "big.f32")], stderr=subprocess.DEVNULL)
+for _ in range(500):                       # until the temp file has bytes
+    tmp = [f for f in os.listdir(d) if f.startswith(".posenc-")]
+    if tmp and os.path.getsize(os.path.join(d, tmp[0])) > 0:
+        break
+    time.sleep(0.01)
+else:
+    p.kill()
+    print("no-temp-file")
+    sys.exit()
+p.send_signal(getattr(signal, "SIG" + name))
+print(p.wait())
+PYEOF
+)
+	case $sig in TERM) want=-15 ;; HUP) want=-1 ;; INT) want=-2 ;; esac
+	check "SIG$sig mid-write: ends by the signal" [ "$st" = "$want" ]
+	check "SIG$sig mid-write: no temp file, no partial file" eval '[ "$st" = "$want" ] && [ -z "$(ls -A "$R/sig")" ]'
+done
+
+# 6. a write error on stdout: one line, exit 1
+"$POSENC" generate sinusoidal -n 4 -d 4 >&- 2>"$R/err"
+st=$?
+check "stdout closed: one line naming the error, exit 1" eval \
+	'[ $st -eq 1 ] && [ "$(cat "$R/err")" = "posenc: generate: write failed: Bad file descriptor" ]'
+"$POSENC" generate sinusoidal -n 4 -d 4 >/dev/full 2>"$R/err"
+st=$?
+check "/dev/full as stdout: one line, exit 1" eval \
+	'[ $st -eq 1 ] && [ "$(cat "$R/err")" = "posenc: generate: write failed: No space left on device" ]'
+"$POSENC" generate sinusoidal -n 3 -d 2 -o "$R/closed.csv" >&-
+st=$?
+check "stdout closed, -o FILE: the file is written" eval '[ $st -eq 0 ] && [ "$(sed -n 2p "$R/closed.csv")" = "0.84147096,0.5403023" ]'
+
+# 10. text after the config object (Python's json refuses it)
+cp "$here/../data/rope_llama3.json" "$R/trail.json"
+printf 'x' >>"$R/trail.json"
+size=$(($(wc -c <"$R/trail.json") - 1))
+fails 1 "config: text after the object" "$R/trail.json: not valid JSON (more text after the object, at byte $size)$" \
+	generate rope --from-config "$R/trail.json" -n 2 -o "$T/eo/o.csv"
+cp "$here/../data/rope_llama3.json" "$R/blank.json"
+printf '\n \t\r\n' >>"$R/blank.json"
+run generate rope --from-config "$R/blank.json" -n 2 --table inv-freq
+check "config: trailing blanks are fine" ok_and [ "$(wc -l <"$T/out")" -gt 1 ]
+
+# 11. /dev/stdout and /dev/fd/1 are written in place, into the redirection
+"$POSENC" generate sinusoidal -n 2 -d 2 -o /dev/stdout >"$R/viastdout.csv" 2>"$R/err"
+check "-o /dev/stdout with stdout a file" [ "$(cat "$R/viastdout.csv" 2>/dev/null)" = "0,1
+0.84147096,0.5403023" ]
+"$POSENC" generate sinusoidal -n 2 -d 2 -o /dev/fd/1 2>"$R/err" | cat >"$R/viafd.csv"
+check "-o /dev/fd/1 into a pipe" [ "$(sed -n 2p "$R/viafd.csv")" = "0.84147096,0.5403023" ]
+
+# 12. through a symlink the target is replaced and the link stays; an
+# existing file keeps its mode; a dangling link gets its target created
+echo old >"$R/target.csv"
+chmod 640 "$R/target.csv"
+ln -sf target.csv "$R/link.csv"
+run generate sinusoidal -n 2 -d 2 -o "$R/link.csv"
+check "-o link: still a link" ok_and [ -L "$R/link.csv" ]
+check "-o link: the target replaced" ok_and [ "$(sed -n 2p "$R/target.csv")" = "0.84147096,0.5403023" ]
+check "-o link: the target keeps mode 640" ok_and [ "$(stat -c %a "$R/target.csv")" = 640 ]
+ln -sf nowhere.csv "$R/dangling.csv"
+run generate sinusoidal -n 2 -d 2 -o "$R/dangling.csv"
+check "-o dangling link: its target created" ok_and [ -L "$R/dangling.csv" ] && [ "$(sed -n 1p "$R/nowhere.csv")" = "0,1" ]
+ln -sf loopb "$R/loopa" && ln -sf loopa "$R/loopb"
+fails 1 "-o a symlink loop" "cannot write '$R/loopa': Too many levels of symbolic links$" \
+	generate sinusoidal -n 2 -d 2 -o "$R/loopa"
+# -o naming an input: refused, the input unchanged
+cp "$here/../data/rope_llama3.json" "$R/cfg.json"
+fails 2 "-o naming the --from-config file" "-o '$R/cfg.json' is also an input of this command: refusing to replace it$" \
+	generate rope --from-config "$R/cfg.json" -n 4 -o "$R/cfg.json"
+check "-o naming the config: the config unchanged" eval '[ "$status" -eq 2 ] && cmp -s "$R/cfg.json" "$here/../data/rope_llama3.json"'
+printf '1,2\n3,4\n' >"$R/in.csv"
+fails 2 "-o naming the -i file" "-o '$R/in.csv' is also an input of this command: refusing to replace it$" \
+	similarity -i "$R/in.csv" -o "$R/in.csv"
