@@ -281,6 +281,10 @@ int pe_gen_rope(struct pe_gen *g, struct pe_error *err)
 	if (cfgpath) {
 		if (pe_hfconfig_read(cfgpath, &st->cfg, err) != 0)
 			return -1;
+		if (st->cfg.duplicates)
+			pe_msg_warn("%s: '%s'%s is written more than once; using the last value, as Python's json (and so transformers) does",
+				    cfgpath, st->cfg.duplicate,
+				    st->cfg.duplicates > 1 ? " (and other keys)" : "");
 		if (!st->cfg.has_rope && !pe_gen_val(g, "theta"))
 			return pe_fail(err, PE_ERR_DATA,
 				       "%s: no RoPE field (rope_theta, rope_scaling, rope_parameters, rotary_emb_base, rotary_pct, rotary_dim); give --theta to use it anyway",

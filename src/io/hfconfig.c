@@ -329,6 +329,35 @@ static int resolve(struct ctx *c, const cJSON *root, struct pe_hfconfig *h)
 	return 0;
 }
 
+/* Drop every member of every object that a later member of the same
+ * name overrides, as Python's dict does, counting them in c. */
+static void keep_last(cJSON *obj, const char *prefix, struct pe_hfconfig *c)
+{
+	cJSON *m, *next, *later;
+	char path[96];
+
+	for (m = obj ? obj->child : NULL; m; m = next) {
+		next = m->next;
+		if (cJSON_IsObject(obj) && m->string) {
+			for (later = next; later; later = later->next)
+				if (later->string && strcmp(later->string, m->string) == 0)
+					break;
+			if (later) {
+				if (c->duplicates++ == 0)
+					snprintf(c->duplicate, sizeof c->duplicate, "%s%s%.60s", prefix,
+						 *prefix ? "." : "", m->string);
+				cJSON_Delete(cJSON_DetachItemViaPointer(obj, m));
+				continue;
+			}
+		}
+		if (cJSON_IsObject(m) || cJSON_IsArray(m)) {
+			snprintf(path, sizeof path, "%s%s%.60s", prefix, *prefix && m->string ? "." : "",
+				 m->string ? m->string : "");
+			keep_last(m, path, c);
+		}
+	}
+}
+
 int pe_hfconfig_parse(const char *text, size_t len, const char *name, struct pe_hfconfig *c,
 		      struct pe_error *err)
 {
@@ -353,6 +382,7 @@ int pe_hfconfig_parse(const char *text, size_t len, const char *name, struct pe_
 			return pe_fail(err, PE_ERR_DATA, "%s: not valid JSON (more text after the object, at byte %zu)",
 				       name, (size_t)(end - text));
 		}
+	keep_last(root, "", c);
 	rc = resolve(&x, root, c);
 	cJSON_Delete(root);
 	return rc;

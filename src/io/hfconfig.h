@@ -60,6 +60,12 @@ struct pe_hfconfig {
 	double low_freq_factor, high_freq_factor;	/* 0 if absent */
 	double *short_factor, *long_factor;		/* malloc'd, or NULL */
 	size_t nshort, nlong;
+	/* A key written twice in one object: Python's json (and so the
+	 * model) keeps the last value, and so does posenc.  The count of
+	 * such keys and the path of the first ("rope_scaling.factor"), for a
+	 * warning. */
+	size_t duplicates;
+	char duplicate[96];
 };
 
 /* Read and resolve path.  Returns 0, or -1 with PE_ERR_IO (cannot read),

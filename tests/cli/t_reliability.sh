@@ -88,3 +88,13 @@ check "-o naming the config: the config unchanged" eval '[ "$status" -eq 2 ] && 
 printf '1,2\n3,4\n' >"$R/in.csv"
 fails 2 "-o naming the -i file" "-o '$R/in.csv' is also an input of this command: refusing to replace it$" \
 	similarity -i "$R/in.csv" -o "$R/in.csv"
+
+# 9. a key written twice: the last value, as Python's json, and a warning
+printf '{"rope_theta": 10000, "hidden_size": 64, "num_attention_heads": 4, "rope_theta": 500000}' >"$R/dup.json"
+printf '{"hidden_size": 64, "num_attention_heads": 4, "rope_theta": 500000}' >"$R/last.json"
+run generate rope --from-config "$R/dup.json" -n 4 --table inv-freq
+cp "$T/out" "$R/dup.out"
+check "duplicate key: a warning naming it" ok_and [ "$(cat "$T/err")" = "posenc: warning: $R/dup.json: 'rope_theta' is written more than once; using the last value, as Python's json (and so transformers) does" ]
+run generate rope --from-config "$R/last.json" -n 4 --table inv-freq
+check "duplicate key: the table of the last value" same_output "$R/dup.out" "$T/out"
+check "duplicate key: as Python's json reads it" eval '[ "$("$PY" -c "import json,sys; print(json.load(open(sys.argv[1]))[\"rope_theta\"])" "$R/dup.json")" = 500000 ] && [ "$(sed -n 2p "$R/dup.out")" = "0.19392274" ]'

@@ -30,6 +30,28 @@ static void parse_bad(const char *text, const char *want)
 		fail_msg("for %s: got '%s', wanted '%s'", text, err.msg, want);
 }
 
+/* Python's json keeps the last of a repeated key, in every object; text
+ * after the object is an error, blanks are not. */
+static void test_duplicates_and_trailing(void **state)
+{
+	static const char dup[] =
+		"{\"rope_theta\": 10000, \"hidden_size\": 64, \"num_attention_heads\": 4,"
+		" \"rope_scaling\": {\"rope_type\": \"linear\", \"factor\": 2, \"factor\": 8},"
+		" \"rope_theta\": 500000}\n\t \r\n";
+	struct pe_hfconfig c;
+	struct pe_error err = { PE_OK, "" };
+
+	(void)state;
+	assert_int_equal(pe_hfconfig_parse(dup, strlen(dup), "x.json", &c, &err), 0);
+	assert_true(c.theta == 500000.0);
+	assert_true(c.factor == 8.0);
+	assert_int_equal(c.duplicates, 2);
+	assert_string_equal(c.duplicate, "rope_theta");	/* the first in the text */
+	pe_hfconfig_free(&c);
+	parse_bad("{\"rope_theta\": 10000} x", "more text after the object, at byte 22");
+	parse_bad("{\"rope_theta\": 10000}{}", "more text after the object, at byte 21");
+}
+
 static void test_default(void **state)
 {
 	struct pe_hfconfig c;
@@ -245,6 +267,7 @@ static void test_too_large(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_duplicates_and_trailing),
 		cmocka_unit_test(test_default),
 		cmocka_unit_test(test_linear_legacy_type),
 		cmocka_unit_test(test_dynamic),
