@@ -3,15 +3,15 @@ D=$(cd "$(dirname "$0")/.." && pwd)/data
 
 # data error: exit 1, one line naming the field, no output file
 data_error() {
-	what=$1
-	want=$2
+	de_what=$1
+	de_want=$2
 	shift 2
 	rm -f "$T/de.out"
 	run "$@" -o "$T/de.out"
-	check "$what: exit 1" [ "$status" -eq 1 ]
-	check "$what: one line" [ "$(wc -l <"$T/err")" -eq 1 ]
-	check "$what: message" grep -qF "$want" "$T/err"
-	check "$what: no output file" [ ! -e "$T/de.out" ]
+	check "$de_what: exit 1 and the message" eval '[ "$status" -eq 1 ] && grep -qF "$de_want" "$T/err"'
+	check "$de_what: one line" [ "$(wc -l <"$T/err")" -eq 1 ]
+	check "$de_what: message" grep -qF "$de_want" "$T/err"
+	check "$de_what: no output file" eval 'grep -qF "$de_want" "$T/err" && [ ! -e "$T/de.out" ]'
 }
 
 run generate rope -n 2 -d 4
@@ -43,22 +43,22 @@ check "yarn --no-truncate: fractional range" grep -q '"truncate":false,"yarn_low
 # linear: the table at 4p is the unscaled table at p
 "$POSENC" generate rope -n 401 -d 16 --scaling linear --factor 4 | sed -n 401p >"$T/lin"
 "$POSENC" generate rope -n 101 -d 16 | sed -n '101p' >"$T/base"
-check "linear = positions / factor" cmp -s "$T/lin" "$T/base"
+check "linear = positions / factor" same_output "$T/lin" "$T/base"
 # dynamic: unscaled until seq-len exceeds the original length
 "$POSENC" generate rope -n 8 -d 16 --scaling dynamic --factor 2 --original-max-positions 64 >"$T/dyn"
 "$POSENC" generate rope -n 8 -d 16 >"$T/plain"
-check "dynamic below L0 = unscaled" cmp -s "$T/dyn" "$T/plain"
+check "dynamic below L0 = unscaled" same_output "$T/dyn" "$T/plain"
 "$POSENC" generate rope -n 8 -d 16 --scaling dynamic --factor 2 --original-max-positions 64 --seq-len 128 >"$T/dyn2"
 check "dynamic with --seq-len 128 scales" differ "$T/dyn2" "$T/plain"
 # float32 emulation differs from exact at long positions, not at p = 0
 run generate rope -n 2048 -d 128 --precision float32 -f raw -o "$T/f32.raw"
 run generate rope -n 2048 -d 128 -f raw -o "$T/ex.raw"
-check "float32 differs from exact" differ "$T/f32.raw" "$T/ex.raw"
+check "float32 differs from exact" differ_output "$T/f32.raw" "$T/ex.raw"
 check "float32: row 0 identical" cmp -s -n 512 "$T/f32.raw" "$T/ex.raw"
 # threads do not change the bytes
 POSENC_THREADS=1 "$POSENC" generate rope -n 3000 -d 64 --scaling llama3 --factor 8 --original-max-positions 8192 -f raw >"$T/r1"
 POSENC_THREADS=3 "$POSENC" generate rope -n 3000 -d 64 --scaling llama3 --factor 8 --original-max-positions 8192 -f raw >"$T/r3"
-check "rope: threads same bytes" cmp -s "$T/r1" "$T/r3"
+check "rope: threads same bytes" same_output "$T/r1" "$T/r3"
 
 # usage errors
 usage_error "rope odd rotary dim" generate rope -d 7
