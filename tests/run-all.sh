@@ -62,7 +62,7 @@ CLI_PER_FILE=1 sh "$here/cli/run.sh" /bin/false >"$log" 2>&1
 vp=$(sed -n 's/^cli: \([0-9][0-9]*\) passed, .*/\1/p' "$log" | tail -1)
 vpass=0
 vfail=0
-for strict in t_similarity.sh t_skew.sh t_bucket.sh; do
+for strict in t_similarity.sh t_skew.sh t_bucket.sh t_defects.sh; do
 	vs=$(sed -n "s/^file $strict: \([0-9][0-9]*\) passed, .*/\1/p" "$log" | tail -1)
 	if [ -n "$vs" ] && [ "$vs" -eq 0 ]; then
 		vpass=$((vpass + 1))
