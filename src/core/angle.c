@@ -30,6 +30,16 @@ int pe_angle_bits(int64_t first, int64_t last)
 	return bits;
 }
 
+long double pe_angle_max(long double fmax, int64_t first, int64_t last)
+{
+	long double a = first < 0 ? -(long double)first : (long double)first;
+	long double b = last < 0 ? -(long double)last : (long double)last;
+
+	if (!(fmax >= 0) || !isfinite((double)fmax))
+		return NAN;
+	return (a > b ? a : b) * fmax;
+}
+
 void pe_freq_init(struct pe_freq *fr, long double f, int bits)
 {
 	double scale;

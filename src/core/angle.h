@@ -26,6 +26,22 @@
 
 #include <stdint.h>
 
+/*
+ * The largest angle |p * f| a table may hold: 2^53, the angle of the
+ * largest position (--offset's reach) at frequency 1.  The error of the
+ * long-double frequency grows with the angle (|p| f 2^-63, see above), and
+ * beyond this bound it would exceed what the position range already
+ * allows; a frequency that overflows double would give inf and NaN.  So a
+ * tiny base, theta or scaling factor (frequencies far above 1) is refused
+ * where its angles leave this range, rather than written wrong.
+ */
+#define PE_ANGLE_MAX 9007199254740992.0L
+
+/* The largest |p * f| over positions first..last: max |p| * fmax, or NaN
+ * when fmax is not a finite non-negative number that fits a double (so
+ * !(pe_angle_max(...) <= PE_ANGLE_MAX) is the test a caller makes). */
+long double pe_angle_max(long double fmax, int64_t first, int64_t last);
+
 struct pe_freq {
 	double f;	/* the frequency rounded to double */
 	double h1, h2;	/* f = h1 + h2 exactly, see above */

@@ -22,6 +22,7 @@ int pe_grid2d_init(struct pe_grid2d *g, const struct pe_grid2d_params *p, struct
 {
 	uint64_t big;
 	size_t k;
+	long double fmax = 0;
 
 	memset(g, 0, sizeof *g);
 	g->p = *p;
@@ -41,6 +42,13 @@ int pe_grid2d_init(struct pe_grid2d *g, const struct pe_grid2d_params *p, struct
 	if (!g->freq)
 		return pe_fail(err, PE_ERR_NOMEM, "out of memory");
 	big = p->height > p->width ? p->height : p->width;
+	for (k = 0; k < g->nfreq; k++)
+		if (!(pe_grid2d_freq(p, k) <= fmax))
+			fmax = pe_grid2d_freq(p, k);
+	if (!(pe_angle_max(fmax, 0, (int64_t)big - 1) <= PE_ANGLE_MAX))
+		return pe_fail(err, PE_ERR_USAGE,
+			       "--base %g gives frequencies up to %.3Lg and angles beyond 2^53 (where they are no longer exact): raise --base or shrink the grid",
+			       p->base, fmax);
 	for (k = 0; k < g->nfreq; k++)
 		pe_freq_init(&g->freq[k], pe_grid2d_freq(p, k), pe_angle_bits(0, (int64_t)big - 1));
 	return 0;

@@ -2,6 +2,7 @@
 
 #include "core/parse.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -270,6 +271,7 @@ int pe_rope_init(struct pe_rope *r, const struct pe_rope_params *p, struct pe_er
 	const struct pe_rope_params *q;
 	int64_t last;
 	double f, R, low, high;
+	long double fmax = 0;
 	size_t j;
 	int bits, t;
 
@@ -330,6 +332,26 @@ int pe_rope_init(struct pe_rope *r, const struct pe_rope_params *p, struct pe_er
 		for (j = 0; j < r->nfreq; j++)
 			r->inv32[j] = (float)r->inv[j];
 	}
+	if (q->scaling == PE_ROPE_DYNAMIC && !isfinite(r->dynamic_theta))
+		return pe_fail(err, PE_ERR_USAGE,
+			       "--factor %g with sequence length %llu and --original-max-positions %llu makes the dynamic base theta * (factor L / L0 - (factor - 1))^(R/(R-2)) overflow",
+			       f, (unsigned long long)r->seq_len, (unsigned long long)q->original_max);
+	if (!(r->attention <= (double)FLT_MAX))
+		return pe_fail(err, PE_ERR_USAGE,
+			       "the attention factor (%g) is beyond float32's range: check --factor, --mscale, --mscale-all-dim and --original-max-positions",
+			       r->attention);
+	for (j = 0; j < r->nfreq; j++) {
+		if (!(r->inv[j] <= fmax))
+			fmax = r->inv[j];
+		if (!((long double)r->inv32[j] <= fmax))
+			fmax = (long double)r->inv32[j];
+	}
+	if (!(pe_angle_max(fmax, q->offset, last) <= PE_ANGLE_MAX))
+		return pe_fail(err, PE_ERR_USAGE,
+			       "--theta %g%s gives frequencies up to %.3Lg and angles beyond 2^53 at position %lld (where they are no longer exact): raise --theta%s or lower the positions",
+			       q->theta, q->scaling == PE_ROPE_NONE ? "" : " with this scaling", fmax,
+			       (long long)(-q->offset > last ? q->offset : last),
+			       q->scaling == PE_ROPE_NONE ? "" : " or the scaling factors");
 	bits = pe_angle_bits(q->offset, last);
 	for (j = 0; j < r->nfreq; j++)
 		pe_freq_init(&r->freq[j], r->inv[j], bits);

@@ -58,6 +58,7 @@ int pe_sinusoidal_init(struct pe_sinusoidal *s, const struct pe_sinusoidal_param
 	int64_t first, last;
 	size_t k;
 	int bits;
+	long double fmax = 0;
 
 	memset(s, 0, sizeof *s);
 	s->p = *p;
@@ -112,8 +113,6 @@ int pe_sinusoidal_init(struct pe_sinusoidal *s, const struct pe_sinusoidal_param
 	s->freq = malloc((s->nfreq ? s->nfreq : 1) * sizeof *s->freq);
 	if (!s->freq)
 		return pe_fail(err, PE_ERR_NOMEM, "out of memory");
-	for (k = 0; k < s->nfreq; k++)
-		pe_freq_init(&s->freq[k], pe_sinusoidal_freq(s, k), bits);
 	if (p->float32) {
 		float c = (float)(-log(p->base) / (double)p->dim);
 
@@ -123,6 +122,22 @@ int pe_sinusoidal_init(struct pe_sinusoidal *s, const struct pe_sinusoidal_param
 		for (k = 0; k < s->nfreq; k++)
 			s->div32[k] = (float)exp((double)(float)((double)(float)(2 * k) * (double)c));
 	}
+	for (k = 0; k < s->nfreq; k++) {
+		if (!(pe_sinusoidal_freq(s, k) <= fmax))
+			fmax = pe_sinusoidal_freq(s, k);
+		if (s->div32 && !((long double)s->div32[k] <= fmax))
+			fmax = (long double)s->div32[k];
+	}
+	if (!(pe_angle_max(fmax, first, last) <= PE_ANGLE_MAX))
+		return pe_fail(err, PE_ERR_USAGE,
+			       "%s %g gives frequencies up to %.3Lg and angles beyond 2^53 at position %lld (where they are no longer exact): %s or lower the positions",
+			       p->preset == PE_SIN_T2T ? "--min-timescale" : "--base",
+			       p->preset == PE_SIN_T2T ? p->min_timescale : p->base, fmax,
+			       (long long)(-first > last ? first : last),
+			       p->preset == PE_SIN_T2T ? "lower --min-timescale"
+						       : "raise --base");
+	for (k = 0; k < s->nfreq; k++)
+		pe_freq_init(&s->freq[k], pe_sinusoidal_freq(s, k), bits);
 	return 0;
 }
 

@@ -5,6 +5,9 @@
 #include <string.h>
 
 #include "io/fmt.h"
+#include "io/read_priv.h"
+
+#include <math.h>
 
 struct buf {
 	char *p;
@@ -41,6 +44,52 @@ static void puts_(struct buf *b, const char *s)
 	put(b, s, strlen(s));
 }
 
+/* Put the byte or UTF-8 sequence at p (NUL-terminated); a byte that starts
+ * no valid sequence becomes U+FFFD, as Python's errors='replace' does, so
+ * JSON, safetensors and PNG iTXt text is always valid UTF-8 whatever bytes
+ * a path or title held.  Returns the bytes consumed. */
+static size_t put_utf8(struct buf *b, const unsigned char *p)
+{
+	size_t k;
+
+	if (*p < 0x80) {
+		put(b, (const char *)p, 1);
+		return 1;
+	}
+	k = pe_utf8_seq(p, strnlen((const char *)p, 4));
+	if (k) {
+		put(b, (const char *)p, k);
+		return k;
+	}
+	put(b, "\xef\xbf\xbd", 3);
+	return 1;
+}
+
+static void puts_utf8(struct buf *b, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	while (*p)
+		p += put_utf8(b, p);
+}
+
+/* A number; JSON has no inf or NaN, so those are the strings "inf",
+ * "-inf" and "nan" (as skew records a non-finite --fill). */
+static void number(struct buf *b, double v, int json)
+{
+	char num[PE_FMT_BUF];
+
+	if (isfinite(v)) {
+		put(b, num, pe_fmt_f64(v, num));
+		return;
+	}
+	if (json)
+		put(b, "\"", 1);
+	puts_(b, isnan(v) ? "nan" : v > 0 ? "inf" : "-inf");
+	if (json)
+		put(b, "\"", 1);
+}
+
 static void quote(struct buf *b, const char *s)
 {
 	char esc[8];
@@ -56,7 +105,7 @@ static void quote(struct buf *b, const char *s)
 			snprintf(esc, sizeof esc, "\\u%04x", *p);
 			put(b, esc, 6);
 		} else {
-			put(b, (const char *)p, 1);
+			p += put_utf8(b, p) - 1;
 		}
 	}
 	put(b, "\"", 1);
@@ -69,6 +118,15 @@ static char *finish(struct buf *b)
 		return NULL;
 	}
 	return b->p;
+}
+
+char *pe_utf8_clean(const char *s)
+{
+	struct buf b = { 0 };
+
+	put(&b, "", 0);
+	puts_utf8(&b, s);
+	return finish(&b);
 }
 
 char *pe_json_quote(const char *s)
@@ -90,10 +148,10 @@ static void value(struct buf *b, const struct pe_meta_item *it, int json)
 		if (json)
 			quote(b, it->str);
 		else
-			puts_(b, it->str);
+			puts_utf8(b, it->str);
 		break;
 	case PE_META_NUM:
-		put(b, num, pe_fmt_f64(it->num, num));
+		number(b, it->num, json);
 		break;
 	case PE_META_INT:
 		put(b, num, pe_fmt_i64(it->i, num));
@@ -106,7 +164,7 @@ static void value(struct buf *b, const struct pe_meta_item *it, int json)
 		for (k = 0; k < it->nlist; k++) {
 			if (k)
 				put(b, ",", 1);
-			put(b, num, pe_fmt_f64(it->list[k], num));
+			number(b, it->list[k], 1);
 		}
 		put(b, "]", 1);
 		break;

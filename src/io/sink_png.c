@@ -1229,7 +1229,7 @@ static void set_text(png_text *t, int itxt, const char *key, const char *text)
 }
 
 static int write_png(struct png_sink *p, const char *meta, const char *heatmap,
-		     struct pe_error *err)
+		     const char *title, struct pe_error *err)
 {
 	png_structp png;
 	png_infop info;
@@ -1261,8 +1261,8 @@ static int write_png(struct png_sink *p, const char *meta, const char *heatmap,
 	set_text(&text[n++], 0, "Software", "posenc " POSENC_VERSION);
 	set_text(&text[n++], 1, "posenc:meta", meta);
 	set_text(&text[n++], 1, "posenc:heatmap", heatmap);
-	if (p->o.title)
-		set_text(&text[n++], 1, "Title", p->o.title);
+	if (title)
+		set_text(&text[n++], 1, "Title", title);
 	png_set_text(png, info, text, n);
 	png_write_info(png, info);
 	for (y = 0; y < p->h; y++)
@@ -1365,7 +1365,7 @@ static int png_end(struct pe_sink *s, struct pe_error *err)
 	struct layout L;
 	unsigned char lut[768];
 	double vmin = p->finite ? p->min : 0, vmax = p->finite ? p->max : 1;
-	char *meta = NULL, *hm = NULL, v[PE_FMT_BUF];
+	char *meta = NULL, *hm = NULL, *title = NULL, v[PE_FMT_BUF];
 	uint64_t k;
 	int rc = -1, x, y;
 
@@ -1409,14 +1409,17 @@ static int png_end(struct pe_sink *s, struct pe_error *err)
 		memcpy(meta, "{}", 3);
 	}
 	hm = heatmap_json(p, &L, vmin, vmax);
-	if (!meta || !hm) {
+	/* iTXt is UTF-8: a title in another encoding is made valid first */
+	title = p->o.title ? pe_utf8_clean(p->o.title) : NULL;
+	if (!meta || !hm || (p->o.title && !title)) {
 		pe_fail(err, PE_ERR_NOMEM, "out of memory");
 		goto out;
 	}
-	rc = write_png(p, meta, hm, err);
+	rc = write_png(p, meta, hm, title, err);
 out:
 	free(meta);
 	free(hm);
+	free(title);
 	return rc;
 }
 

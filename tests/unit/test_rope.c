@@ -398,6 +398,65 @@ static void test_bad_params(void **state)
 	pe_rope_free(&r);
 }
 
+/* Issue 9: a tiny theta or factor (angles past 2^53, inf, NaN), an
+ * overflowing dynamic base and an infinite attention factor are refused. */
+static void test_impossible_parameters(void **state)
+{
+	static const double one[2] = { 1, 1 };
+	struct pe_rope_params p;
+	struct pe_rope r;
+	struct pe_error err;
+
+	(void)state;
+	p = params(4, 4);
+	p.theta = 1e-60;
+	assert_int_equal(pe_rope_init(&r, &p, &err), -1);
+	assert_int_equal(err.code, PE_ERR_USAGE);
+	assert_non_null(strstr(err.msg, "angles beyond 2^53"));
+	pe_rope_free(&r);
+	p = params(8, 4);
+	p.scaling = PE_ROPE_LINEAR;
+	p.factor = 2.3e-308;
+	assert_int_equal(pe_rope_init(&r, &p, &err), -1);
+	pe_rope_free(&r);
+	p = params(8, 4);
+	p.scaling = PE_ROPE_LINEAR;
+	p.factor = 2.3e-308;
+	p.precision = PE_ROPE_FLOAT32;
+	assert_int_equal(pe_rope_init(&r, &p, &err), -1);
+	pe_rope_free(&r);
+	p = params(2, 4);
+	p.scaling = PE_ROPE_DYNAMIC;
+	p.factor = 1e300;
+	p.original_max = 1;
+	assert_int_equal(pe_rope_init(&r, &p, &err), -1);
+	assert_non_null(strstr(err.msg, "dynamic base"));
+	pe_rope_free(&r);
+	p = params(3, 4);
+	p.scaling = PE_ROPE_LONGROPE;
+	p.factor = 2;
+	p.original_max = 1;
+	p.short_factor = p.long_factor = one;
+	p.nshort = p.nlong = 2;
+	assert_int_equal(pe_rope_init(&r, &p, &err), -1);
+	assert_non_null(strstr(err.msg, "attention factor"));
+	pe_rope_free(&r);
+	p = params(3, 4);
+	p.scaling = PE_ROPE_YARN;
+	p.factor = 1e300;
+	p.original_max = 4;
+	p.mscale = 1e308;
+	p.mscale_all_dim = 1;
+	assert_int_equal(pe_rope_init(&r, &p, &err), -1);
+	pe_rope_free(&r);
+	/* a factor below 1 within range is fine */
+	p = params(64, 8);
+	p.scaling = PE_ROPE_LINEAR;
+	p.factor = 0.25;
+	init_ok(&r, &p);
+	pe_rope_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -412,6 +471,7 @@ int main(void)
 		cmocka_unit_test(test_longrope),
 		cmocka_unit_test(test_float32_emulation),
 		cmocka_unit_test(test_bad_params),
+		cmocka_unit_test(test_impossible_parameters),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

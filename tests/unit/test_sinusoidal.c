@@ -390,6 +390,38 @@ static void test_rejects(void **state)
 	p = params(PE_SIN_VASWANI, 4, 4);
 	p.offset = INT64_MAX - 1;
 	assert_int_equal(pe_sinusoidal_init(&s, &p, &err), -1);
+	/* issue 9: frequencies whose angles pass 2^53 or overflow double */
+	p = params(PE_SIN_VASWANI, 1000, 64);
+	p.base = 1e-14;
+	assert_int_equal(pe_sinusoidal_init(&s, &p, &err), -1);
+	assert_int_equal(err.code, PE_ERR_USAGE);
+	assert_non_null(strstr(err.msg, "--base 1e-14 gives frequencies"));
+	pe_sinusoidal_free(&s);
+	p.base = 4.9e-324;
+	p.positions = 1;
+	assert_int_equal(pe_sinusoidal_init(&s, &p, &err), -1);
+	pe_sinusoidal_free(&s);
+	p = params(PE_SIN_VASWANI, 4, 4);
+	p.float32 = 1;
+	p.base = 1e-40;
+	assert_int_equal(pe_sinusoidal_init(&s, &p, &err), -1);
+	pe_sinusoidal_free(&s);
+	p = params(PE_SIN_T2T, 3, 4);
+	p.min_timescale = 1e20;
+	assert_int_equal(pe_sinusoidal_init(&s, &p, &err), -1);
+	pe_sinusoidal_free(&s);
+}
+
+/* A base below 1 (frequencies above 1) is accepted while the angles stay
+ * within 2^53, and every value is within 1 ulp of the long-double
+ * reference, in [-1, 1]. */
+static void test_small_base_in_range(void **state)
+{
+	struct pe_sinusoidal_params p = params(PE_SIN_VASWANI, 200, 16);
+
+	(void)state;
+	p.base = 1e-3;
+	(void)check_against_reference(&p, 1);	/* fails past 1 ulp */
 }
 
 static void test_preset_names(void **state)
@@ -417,6 +449,7 @@ int main(void)
 		cmocka_unit_test(test_odd_dims),
 		cmocka_unit_test(test_fairseq_padding),
 		cmocka_unit_test(test_rejects),
+		cmocka_unit_test(test_small_base_in_range),
 		cmocka_unit_test(test_preset_names),
 	};
 

@@ -12,6 +12,7 @@
 #include "core/meta.h"
 #include "core/pipeline.h"
 #include "io/le.h"
+#include "io/metajson.h"
 #include "io/sink.h"
 #include "testutil.h"
 
@@ -189,6 +190,37 @@ static void test_csv_long_1d_name(void **state)
 	assert_memory_equal(b, name, PE_NAME_MAX - 1);
 	assert_string_equal((char *)b + PE_NAME_MAX - 1, "\n1.5\n-2\n");
 	free(b);
+}
+
+/* Issue 9: meta text is valid JSON and UTF-8 whatever it holds -
+ * non-finite numbers as strings, invalid bytes as U+FFFD. */
+static void test_meta_json_nonfinite_and_utf8(void **state)
+{
+	static const double list[] = { 1.5, -INFINITY, NAN };
+	struct pe_meta meta;
+	char *j, *v;
+
+	(void)state;
+	pe_meta_init(&meta);
+	pe_meta_num(&meta, "a", INFINITY);
+	pe_meta_num(&meta, "b", NAN);
+	pe_meta_list(&meta, "l", list, 3);
+	pe_meta_str(&meta, "path", "c\xff\xc3(\xe2\x82\xac.json");
+	j = pe_meta_json(&meta);
+	assert_non_null(j);
+	assert_string_equal(j, "{\"a\":\"inf\",\"b\":\"nan\",\"l\":[1.5,\"-inf\",\"nan\"],"
+			       "\"path\":\"c\xef\xbf\xbd\xef\xbf\xbd(\xe2\x82\xac.json\"}");
+	free(j);
+	v = pe_meta_value_text(&meta.item[0]);
+	assert_string_equal(v, "inf");
+	free(v);
+	v = pe_meta_value_text(&meta.item[3]);
+	assert_string_equal(v, "c\xef\xbf\xbd\xef\xbf\xbd(\xe2\x82\xac.json");
+	free(v);
+	v = pe_utf8_clean("t\xed\xa0\x80!");	/* a surrogate: three bad bytes */
+	assert_string_equal(v, "t\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd!");
+	free(v);
+	pe_meta_free(&meta);
 }
 
 static void test_json_parses(void **state)
@@ -389,6 +421,7 @@ int main(void)
 		cmocka_unit_test(test_safetensors),
 		cmocka_unit_test(test_raw_and_rows),
 		cmocka_unit_test(test_formats_table),
+		cmocka_unit_test(test_meta_json_nonfinite_and_utf8),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
