@@ -88,9 +88,14 @@ cli-test: $(BIN)
 deps:
 	@sh tools/deps.sh
 
+# The whole suite under AddressSanitizer and UBSan, built in its own
+# directory: ./posenc and build/ stay the plain build (make install never
+# installs an instrumented binary).
+ASAN_CFLAGS = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+ASAN_TESTS = $(TEST_BIN:$(B)/%=build-asan/%)
 asan:
-	$(MAKE) clean
-	$(MAKE) check CFLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+	$(MAKE) B=build-asan BIN=build-asan/posenc CFLAGS="$(ASAN_CFLAGS)" build-asan/posenc $(ASAN_TESTS)
+	POSENC=build-asan/posenc PYTHON=$(PYTHON) sh tests/run-all.sh $(ASAN_TESTS)
 
 valgrind: $(BIN) $(TEST_BIN)
 	@for t in $(TEST_BIN); do valgrind -q --error-exitcode=99 --leak-check=full $$t || exit 1; done
@@ -111,6 +116,6 @@ uninstall:
 	for m in man/*.1; do rm -f $(DESTDIR)$(MANDIR)/$${m#man/}; done
 
 clean:
-	rm -rf $(B) $(BIN)
+	rm -rf $(B) $(BIN) build-asan build-fuzz
 
 -include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d)

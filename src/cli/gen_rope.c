@@ -202,6 +202,12 @@ static int rotary_width(struct pe_gen *g, const char *cfgpath, const struct pe_h
 	if (R > D)
 		return pe_fail(err, PE_ERR_USAGE, "the rotary width %llu exceeds the head dim %llu",
 			       (unsigned long long)R, (unsigned long long)D);
+	if ((R < 2 || R % 2) && cfgpath && !rd && !pf && !pe_gen_val(g, "dim"))
+		return pe_fail(err, PE_ERR_DATA,
+			       "%s: the rotary width must be even and at least 2; the file's head dim %llu%s x partial rotary factor %g gives %llu",
+			       cfgpath, (unsigned long long)D,
+			       c->head_dim_derived ? " (hidden_size / num_attention_heads)" : "", f,
+			       (unsigned long long)R);
 	if (R < 2 || R % 2)
 		return pe_fail(err, PE_ERR_USAGE,
 			       "the rotary width must be even and at least 2, got %llu (head dim %llu x factor %g)",

@@ -209,8 +209,10 @@ static int resolve(struct ctx *c, const cJSON *root, struct pe_hfconfig *h)
 		return -1;
 	if (heads == 0 && number(c, root, NULL, "n_head", NUM_COUNT, &heads, NULL) != 0)
 		return -1;
-	if (h->head_dim == 0 && hidden > 0 && heads > 0)
+	if (h->head_dim == 0 && hidden > 0 && heads > 0) {
 		h->head_dim = (uint64_t)hidden / (uint64_t)heads;
+		h->head_dim_derived = 1;
+	}
 
 	/* partial rotary: the top level, the dict, GPT-NeoX's rotary_pct, its
 	 * model default */
@@ -294,6 +296,10 @@ static int resolve(struct ctx *c, const cJSON *root, struct pe_hfconfig *h)
 				return missing(c, dn, "low_freq_factor", "rope type llama3 needs it");
 			if (h->high_freq_factor == 0)
 				return missing(c, dn, "high_freq_factor", "rope type llama3 needs it");
+			if (!(h->low_freq_factor < h->high_freq_factor))
+				return pe_fail(c->err, PE_ERR_DATA,
+					       "%s: %s.low_freq_factor (%g) must be below %s.high_freq_factor (%g): llama3 divides by their difference",
+					       c->name, dn, h->low_freq_factor, dn, h->high_freq_factor);
 			break;
 		}
 		if (h->factor == 0) {

@@ -46,6 +46,7 @@ struct pe_hfconfig {
 	enum pe_rope_scaling scaling;
 	double theta;
 	uint64_t head_dim;		/* 0 if the file does not say */
+	int head_dim_derived;		/* head_dim is hidden_size / num_attention_heads */
 	double partial_rotary_factor;	/* resolved, (0, 1] */
 	int partial_default;		/* the gpt_neox default 0.25 was applied */
 	uint64_t rotary_dim;		/* GPT-J rotary_dim, else 0 */

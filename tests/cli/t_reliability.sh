@@ -98,3 +98,12 @@ check "duplicate key: a warning naming it" ok_and [ "$(cat "$T/err")" = "posenc:
 run generate rope --from-config "$R/last.json" -n 4 --table inv-freq
 check "duplicate key: the table of the last value" same_output "$R/dup.out" "$T/out"
 check "duplicate key: as Python's json reads it" eval '[ "$("$PY" -c "import json,sys; print(json.load(open(sys.argv[1]))[\"rope_theta\"])" "$R/dup.json")" = 500000 ] && [ "$(sed -n 2p "$R/dup.out")" = "0.19392274" ]'
+
+# 8. bad values inside config.json: data errors (exit 1) naming the file
+# and its fields, never options the user did not give
+printf '{"hidden_size": 63, "num_attention_heads": 4, "rope_theta": 10000}' >"$R/odd.json"
+fails 1 "config: odd rotary width" "$R/odd.json: the rotary width must be even and at least 2; the file's head dim 15 (hidden_size / num_attention_heads) x partial rotary factor 1 gives 15$" \
+	generate rope --from-config "$R/odd.json" -n 2 -o "$T/eo/o.csv"
+printf '{"hidden_size": 64, "num_attention_heads": 4, "rope_scaling": {"rope_type": "llama3", "factor": 8, "low_freq_factor": 4, "high_freq_factor": 1, "original_max_position_embeddings": 8192}}' >"$R/l3.json"
+fails 1 "config: llama3 low >= high" "$R/l3.json: rope_scaling.low_freq_factor (4) must be below rope_scaling.high_freq_factor (1): llama3 divides by their difference$" \
+	generate rope --from-config "$R/l3.json" -n 2 -o "$T/eo/o.csv"
