@@ -107,3 +107,27 @@ fails 1 "config: odd rotary width" "$R/odd.json: the rotary width must be even a
 printf '{"hidden_size": 64, "num_attention_heads": 4, "rope_scaling": {"rope_type": "llama3", "factor": 8, "low_freq_factor": 4, "high_freq_factor": 1, "original_max_position_embeddings": 8192}}' >"$R/l3.json"
 fails 1 "config: llama3 low >= high" "$R/l3.json: rope_scaling.low_freq_factor (4) must be below rope_scaling.high_freq_factor (1): llama3 divides by their difference$" \
 	generate rope --from-config "$R/l3.json" -n 2 -o "$T/eo/o.csv"
+
+# odd files as inputs of every command: one line naming the file
+fails 1 "similarity -i a device" "/dev/zero: is a device, not a file$" similarity -i /dev/zero -o "$T/eo/o.csv"
+fails 1 "skew -i a directory" "$R: is a directory$" skew -i "$R" -o "$T/eo/o.csv"
+fails 1 "bucket --bias a device" "/dev/urandom: is a device, not a file$" bucket --bias /dev/urandom -o "$T/eo/o.csv"
+fails 1 "--from-config a device" "/dev/null: is a device, not a file$" generate rope --from-config /dev/null -o "$T/eo/o.csv"
+rm -f "$R/fifo" && mkfifo "$R/fifo"
+fails 1 "skew -i a FIFO without a writer" "$R/fifo: a FIFO with no writer$" skew -i "$R/fifo" -o "$T/eo/o.csv"
+
+# two writers to one path: the file is one whole result, no temp file left
+rm -rf "$R/two" && mkdir "$R/two"
+"$POSENC" generate sinusoidal -n 20000 -d 64 -o "$R/two/t.csv" 2>"$R/two.err1" &
+p1=$!
+"$POSENC" generate learned -n 20000 -d 64 -o "$R/two/t.csv" 2>"$R/two.err2" &
+p2=$!
+wait $p1
+s1=$?
+wait $p2
+s2=$?
+"$POSENC" generate sinusoidal -n 20000 -d 64 -o "$R/one-a.csv" 2>/dev/null
+"$POSENC" generate learned -n 20000 -d 64 -o "$R/one-b.csv" 2>/dev/null
+check "two writers: both succeed" [ "$s1$s2" = 00 ]
+check "two writers: the file is one whole result" eval 'same_output "$R/two/t.csv" "$R/one-a.csv" || same_output "$R/two/t.csv" "$R/one-b.csv"'
+check "two writers: nothing else left" eval '[ -s "$R/two/t.csv" ] && [ "$(ls -A "$R/two")" = t.csv ]'
