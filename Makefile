@@ -111,12 +111,14 @@ valgrind: $(BIN) $(TEST_BIN)
 # coverage and ASan+UBSan there too (never build/ or ./posenc), each run for
 # FUZZ_SECONDS over a copy of its seeds plus its regression inputs, so the
 # committed corpus does not grow.  Crashes land in build-fuzz/artifacts/;
-# logs in build-fuzz/logs/.  Not part of make check.
+# logs in build-fuzz/logs/.  Paths given to libFuzzer are absolute: fuzz_cli
+# changes directory.  Not part of make check.
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 20
 FB = build-fuzz
 FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-FUZZ_ALL_CFLAGS = -std=c11 -ffp-contract=off -pthread $(WARN) -O1 -g $(FUZZ_SAN)
+# -Wno-double-promotion: with clang, glibc's NAN is a float constant
+FUZZ_ALL_CFLAGS = -std=c11 -ffp-contract=off -pthread $(WARN) -Wno-double-promotion -O1 -g $(FUZZ_SAN)
 FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(FB)/%.o)
 FUZZ_BIN := $(FUZZ_TARGETS:%=$(FB)/fuzz_%)
 
@@ -139,8 +141,9 @@ fuzz: $(FUZZ_BIN)
 		cp tests/fuzz/corpus/$$t/* $(FB)/corpus-$$t/; \
 		regress=; [ -d tests/fuzz/regress/$$t ] && regress=tests/fuzz/regress/$$t; \
 		$(FB)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
-			-print_final_stats=1 -artifact_prefix=$(FB)/artifacts/$$t- \
-			$(FB)/corpus-$$t $$regress > $(FB)/logs/$$t.log 2>&1; rc=$$?; \
+			-print_final_stats=1 -artifact_prefix=$(CURDIR)/$(FB)/artifacts/$$t- \
+			$(CURDIR)/$(FB)/corpus-$$t $${regress:+$(CURDIR)/$$regress} \
+			> $(FB)/logs/$$t.log 2>&1; rc=$$?; \
 		n=$$(sed -n 's/^stat::number_of_executed_units: *//p' $(FB)/logs/$$t.log); \
 		echo "fuzz $$t: $${n:-?} executions in $(FUZZ_SECONDS) s, exit $$rc"; \
 		if [ $$rc -ne 0 ]; then bad=1; grep -m5 'ERROR\|SUMMARY\|contract' $(FB)/logs/$$t.log; fi; \

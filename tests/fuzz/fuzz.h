@@ -42,14 +42,15 @@ static inline char *fuzz_strndup(const uint8_t *data, size_t size)
 	return s;
 }
 
-/* The error half of the contract: a code, one line of text that starts
- * with the name given. */
+/* The error half of the contract: a code, a text that starts with the name
+ * given.  The text may hold control bytes quoted from the input (a newline
+ * in a rope_type, in a tensor name): cli/msg.c escapes them when it prints,
+ * so they are not checked here. */
 static inline void fuzz_check_error(const struct pe_error *err, const char *name)
 {
 	FUZZ_REQUIRE(err->code != PE_OK);
 	FUZZ_REQUIRE(memchr(err->msg, '\0', sizeof err->msg) != NULL);
 	FUZZ_REQUIRE(err->msg[0] != '\0');
-	FUZZ_REQUIRE(strchr(err->msg, '\n') == NULL);
 	if (err->code == PE_ERR_DATA)
 		FUZZ_REQUIRE(strncmp(err->msg, name, strlen(name)) == 0);
 }

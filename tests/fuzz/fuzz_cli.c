@@ -15,6 +15,9 @@
  * iteration writes or computes a large table.  After each run the directory
  * is emptied (but for in/) and must hold no ".posenc-" temporary file: an
  * output that appears whole or not at all.
+ *
+ * Since the target changes directory, give libFuzzer absolute corpus and
+ * artifact paths (make fuzz does); driver.c makes its arguments absolute.
  */
 #include <dirent.h>
 #include <signal.h>
