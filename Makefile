@@ -42,7 +42,7 @@ TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(B)/tests/%)
 TEST_HELPERS := $(filter-out $(TEST_SRC),$(wildcard tests/unit/*.c))
 
 .DELETE_ON_ERROR:
-.PHONY: all check test unit cli-test deps asan valgrind bench install uninstall clean
+.PHONY: all check test unit cli-test deps asan valgrind fuzz bench install uninstall clean
 
 COMPLETIONS = $(B)/completion/posenc.bash $(B)/completion/_posenc
 
@@ -73,10 +73,21 @@ $(B)/tests/%: tests/unit/%.c $(TEST_HELPERS) $(B)/libposenc.a
 	$(CC) $(ALL_CPPFLAGS) $(CMOCKA_CFLAGS) -Itests/unit $(ALL_CFLAGS) -DPE_SOURCE_DIR='"$(CURDIR)"' \
 		$(LDFLAGS) -o $@ $< $(TEST_HELPERS) $(B)/libposenc.a $(CMOCKA_LIBS) $(MPFR_LIBS) $(ALL_LDLIBS)
 
-# The whole suite: unit tests (cmocka), CLI tests (the built binary), and the
-# cross-check against NumPy.  Prints "N passed, N failed" last.
-check test: $(BIN) $(TEST_BIN)
-	@POSENC=$(BIN) PYTHON=$(PYTHON) sh tests/run-all.sh $(TEST_BIN)
+# The fuzz targets built with the normal compiler and tests/fuzz/driver.c as
+# main: make check replays every seed and regression input through them.
+FUZZ_TARGETS = npy safetensors csv raw table list hfconfig numbers cli
+FUZZ_REPLAY := $(FUZZ_TARGETS:%=$(B)/fuzz/fuzz_%)
+
+$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/driver.c tests/fuzz/fuzz.h $(B)/libposenc.a
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CPPFLAGS) -Itests/fuzz $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< tests/fuzz/driver.c \
+		$(B)/libposenc.a $(ALL_LDLIBS)
+
+# The whole suite: unit tests (cmocka), CLI tests (the built binary), the
+# fuzz corpora replayed, and the cross-check against NumPy.  Prints
+# "N passed, N failed" last.
+check test: $(BIN) $(TEST_BIN) $(FUZZ_REPLAY)
+	@POSENC=$(BIN) PYTHON=$(PYTHON) FUZZ_REPLAY="$(FUZZ_REPLAY)" sh tests/run-all.sh $(TEST_BIN)
 
 unit: $(TEST_BIN)
 	@for t in $(TEST_BIN); do $$t || exit 1; done
@@ -101,6 +112,48 @@ valgrind: $(BIN) $(TEST_BIN)
 	@for t in $(TEST_BIN); do valgrind -q --error-exitcode=99 --leak-check=full $$t || exit 1; done
 	VALGRIND="valgrind -q --error-exitcode=99 --leak-check=full" sh tests/cli/run.sh $(BIN)
 
+# libFuzzer (clang): every target in build-fuzz/, the library compiled for
+# coverage and ASan+UBSan there too (never build/ or ./posenc), each run for
+# FUZZ_SECONDS over a copy of its seeds plus its regression inputs, so the
+# committed corpus does not grow.  Crashes land in build-fuzz/artifacts/;
+# logs in build-fuzz/logs/.  Paths given to libFuzzer are absolute: fuzz_cli
+# changes directory.  Not part of make check.
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 20
+FB = build-fuzz
+FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+# -Wno-double-promotion: with clang, glibc's NAN is a float constant
+FUZZ_ALL_CFLAGS = -std=c11 -ffp-contract=off -pthread $(WARN) -Wno-double-promotion -O1 -g $(FUZZ_SAN)
+FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(FB)/%.o)
+FUZZ_BIN := $(FUZZ_TARGETS:%=$(FB)/fuzz_%)
+
+$(FB)/%.o: %.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(ALL_CPPFLAGS) $(FUZZ_ALL_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
+
+$(FB)/libposenc.a: $(FUZZ_LIB_OBJ)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(FB)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FB)/libposenc.a
+	$(FUZZ_CC) $(ALL_CPPFLAGS) -Itests/fuzz $(FUZZ_ALL_CFLAGS) -fsanitize=fuzzer $(LDFLAGS) \
+		-o $@ $< $(FB)/libposenc.a $(ALL_LDLIBS)
+
+fuzz: $(FUZZ_BIN)
+	@mkdir -p $(FB)/artifacts $(FB)/logs; bad=0; \
+	for t in $(FUZZ_TARGETS); do \
+		rm -rf $(FB)/corpus-$$t; mkdir -p $(FB)/corpus-$$t; \
+		cp tests/fuzz/corpus/$$t/* $(FB)/corpus-$$t/; \
+		regress=; [ -d tests/fuzz/regress/$$t ] && regress=tests/fuzz/regress/$$t; \
+		$(FB)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+			-print_final_stats=1 -artifact_prefix=$(CURDIR)/$(FB)/artifacts/$$t- \
+			$(CURDIR)/$(FB)/corpus-$$t $${regress:+$(CURDIR)/$$regress} \
+			> $(FB)/logs/$$t.log 2>&1; rc=$$?; \
+		n=$$(sed -n 's/^stat::number_of_executed_units: *//p' $(FB)/logs/$$t.log); \
+		echo "fuzz $$t: $${n:-?} executions in $(FUZZ_SECONDS) s, exit $$rc"; \
+		if [ $$rc -ne 0 ]; then bad=1; grep -m5 'ERROR\|SUMMARY\|contract' $(FB)/logs/$$t.log; fi; \
+	done; exit $$bad
+
 bench: $(BIN)
 	$(PYTHON) bench/bench.py $(BIN)
 
@@ -116,6 +169,6 @@ uninstall:
 	for m in man/*.1; do rm -f $(DESTDIR)$(MANDIR)/$${m#man/}; done
 
 clean:
-	rm -rf $(B) $(BIN) build-asan build-fuzz
+	rm -rf $(B) $(BIN) build-asan $(FB)
 
--include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(FUZZ_LIB_OBJ:.o=.d)

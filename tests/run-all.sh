@@ -70,6 +70,19 @@ echo "vacuous: $vpass passed, $vfail failed"
 pass=$((pass + vpass))
 fail=$((fail + vfail))
 
+# The fuzz targets, built with the normal compiler and tests/fuzz/driver.c,
+# replay their seed corpus and every input that once crashed them: one
+# test case per input.
+for f in ${FUZZ_REPLAY:-}; do
+	t=${f##*/fuzz_}
+	set -- "$top/tests/fuzz/corpus/$t"
+	[ -d "$top/tests/fuzz/regress/$t" ] && set -- "$@" "$top/tests/fuzz/regress/$t"
+	"$f" "$@" >"$log" 2>&1
+	rc=$?
+	cat "$log"
+	add_counts "fuzz $t" "$rc"
+done
+
 if "$PYTHON" -c 'import numpy' 2>/dev/null; then
 	"$PYTHON" "$here/numpy/check.py" "$POSENC" >"$log" 2>&1
 	rc=$?
