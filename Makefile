@@ -104,9 +104,10 @@ deps:
 # installs an instrumented binary).
 ASAN_CFLAGS = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 ASAN_TESTS = $(TEST_BIN:$(B)/%=build-asan/%)
+ASAN_FUZZ = $(FUZZ_TARGETS:%=build-asan/fuzz/fuzz_%)
 asan:
-	$(MAKE) B=build-asan BIN=build-asan/posenc CFLAGS="$(ASAN_CFLAGS)" build-asan/posenc $(ASAN_TESTS)
-	POSENC=build-asan/posenc PYTHON=$(PYTHON) sh tests/run-all.sh $(ASAN_TESTS)
+	$(MAKE) B=build-asan BIN=build-asan/posenc CFLAGS="$(ASAN_CFLAGS)" build-asan/posenc $(ASAN_TESTS) $(ASAN_FUZZ)
+	POSENC=build-asan/posenc PYTHON=$(PYTHON) FUZZ_REPLAY="$(ASAN_FUZZ)" sh tests/run-all.sh $(ASAN_TESTS)
 
 valgrind: $(BIN) $(TEST_BIN)
 	@for t in $(TEST_BIN); do valgrind -q --error-exitcode=99 --leak-check=full $$t || exit 1; done
