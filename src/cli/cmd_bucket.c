@@ -209,12 +209,10 @@ static void labels(const struct job *j, const struct pe_tensor *t, struct pe_emi
 	if (j->distances) {
 		e->so.row_origin = j->a;
 		e->so.ylabel = "distance";
-		if (t->dtype == PE_I32) {
+		if (t->dtype == PE_I32)
 			e->so.col_names = "distance,bucket";
-		} else {
+		else
 			e->so.xlabel = "head";
-			e->so.col_names = NULL;
-		}
 		return;
 	}
 	e->so.ylabel = "query";

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "cli/commands.h"
 #include "cli/emit.h"
@@ -221,15 +220,6 @@ static int parse_skew(struct job *j, struct pe_error *err)
 
 /* ---- the tables ---- */
 
-/* A raw float32 file by its name: *.f32, *.raw, *.bin in any case. */
-static int raw_name(const char *path)
-{
-	const char *x = pe_path_extension(path);
-
-	return x && (strcasecmp(x, ".f32") == 0 || strcasecmp(x, ".raw") == 0 ||
-		     strcasecmp(x, ".bin") == 0);
-}
-
 static int read_rel(struct job *j, enum pe_skew_axis axis, struct pe_matrix *m,
 		    struct pe_error *err)
 {
@@ -238,7 +228,8 @@ static int read_rel(struct job *j, enum pe_skew_axis axis, struct pe_matrix *m,
 	char shape[64];
 	struct pe_tablein t = { val(j, opt), NULL, NULL, opt };
 
-	if (raw_name(t.path)) {
+	/* a raw file (named as -o would name one) has the shape the grid implies */
+	if (pe_format_by_path(t.path) == PE_FMT_RAW) {
 		snprintf(shape, sizeof shape, "%llux%llu",
 			 (unsigned long long)(j->p.broadcast ? 1 : j->h * j->w),
 			 (unsigned long long)(2 * side - 1));
