@@ -1,5 +1,6 @@
 #include "core/learned.h"
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -50,12 +51,53 @@ void pe_learned_apply_preset(struct pe_learned *l, enum pe_learned_preset p)
 	}
 }
 
+/*
+ * The largest |value| / std an init can draw.  Uniform: sqrt(3).  Truncated
+ * normal: 2 (redrawn beyond).  Normal, by the polar method on uniforms that
+ * are multiples of 2^-53: |z| = |x| sqrt(-2 ln s / s) with s = x^2 + y^2 is
+ * largest when y = 0, where it is sqrt(-4 ln |x|) <= sqrt(4 * 52 ln 2) < 12.01.
+ */
+static double learned_max_draw(enum pe_init init)
+{
+	switch (init) {
+	case PE_INIT_UNIFORM:
+		return sqrt(3.0);
+	case PE_INIT_TRUNC_NORMAL:
+		return 2.0;
+	case PE_INIT_NORMAL:
+		break;
+	}
+	return 12.01;
+}
+
+/* x to 4 significant digits, rounded by f (floor or ceil): a limit shown in
+ * a message must itself pass the check. */
+static double digits4(double x, double (*f)(double))
+{
+	double unit = pow(10.0, floor(log10(x)) - 3);
+
+	return f(x / unit) * unit;
+}
+
 int pe_learned_init(struct pe_learned *l, struct pe_error *err)
 {
+	double most;
+
 	if (l->positions == 0 || l->dim == 0)
 		return pe_fail(err, PE_ERR_USAGE, "positions and dim must be positive");
 	if (!(l->std > 0) || !isfinite(l->std))
 		return pe_fail(err, PE_ERR_USAGE, "--std must be a positive number");
+	/* Refused rather than written as inf, or as zeros and subnormals that
+	 * carry none of the distribution. */
+	most = (double)FLT_MAX / learned_max_draw(l->init);
+	if (l->std > most)
+		return pe_fail(err, PE_ERR_USAGE,
+			       "--std %g would overflow float32 (inf values): at most %.4g with --init %s",
+			       l->std, digits4(most, floor), pe_init_name(l->init));
+	if (l->std < (double)FLT_MIN)
+		return pe_fail(err, PE_ERR_USAGE,
+			       "--std %g is below float32's normal range: values would be zeros and subnormals (at least %.4g)",
+			       l->std, digits4((double)FLT_MIN, ceil));
 	if (l->dim > UINT32_MAX)
 		return pe_fail(err, PE_ERR_USAGE, "--dim too large");
 	l->rows = l->positions;

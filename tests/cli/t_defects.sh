@@ -21,6 +21,20 @@ check "defects: small --base accepted, values in [-1, 1]" ok_and \
 v = [float(x) for l in open(sys.argv[1]) for x in l.split(",")]
 assert len(v) == 400 and max(abs(x) for x in v) <= 1 and max(v) > 0.9' "$T/out"
 
+# learned: a --std whose draws overflow float32, or fall below its normal
+# range, is refused with the limit for that init; the limit itself is accepted
+fails 2 "defects: learned --std overflows" '--std 1e+300 would overflow float32 (inf values): at most 2.833e+37 with --init normal' \
+	generate learned --std 1e300 -n 2 -d 4
+fails 2 "defects: learned uniform --std overflows" '--std 2e+38 would overflow float32 (inf values): at most 1.964e+38 with --init uniform' \
+	generate learned --init uniform --std 2e38 -n 2 -d 4
+fails 2 "defects: learned --std underflows" '--std 1e-300 is below float32'"'"'s normal range: values would be zeros and subnormals (at least 1.176e-38)' \
+	generate learned --std 1e-300 -n 2 -d 4
+run generate learned --init uniform --std 1.964e38 -n 64 -d 64
+check "defects: learned at the --std limit: finite, near float32's top" ok_and \
+	"$PYTHON" -c 'import sys, math
+v = [float(x) for l in open(sys.argv[1]) for x in l.split(",")]
+assert len(v) == 4096 and all(math.isfinite(x) for x in v) and max(map(abs, v)) > 3e38' "$T/out"
+
 # 4: an infinite derived base is refused; meta json never holds a bare inf
 fails 2 "defects: dynamic base overflow" '--factor 1e+300 with sequence length 2 and --original-max-positions 1 makes the dynamic base' \
 	generate rope --scaling dynamic --factor 1e300 --original-max-positions 1 -n 2 -d 4 -f json

@@ -239,6 +239,27 @@ static void test_presets_and_padding(void **state)
 	assert_int_equal(pe_learned_init(&l, NULL), -1);
 	l.std = NAN;
 	assert_int_equal(pe_learned_init(&l, NULL), -1);
+	/* float32's range: FLT_MAX / 12.01 for normal, / 2 truncated, / sqrt 3
+	 * uniform; at least FLT_MIN */
+	l.init = PE_INIT_NORMAL;
+	l.std = 2.833e37;
+	assert_int_equal(pe_learned_init(&l, NULL), 0);
+	l.std = 2.834e37;
+	assert_int_equal(pe_learned_init(&l, NULL), -1);
+	l.init = PE_INIT_TRUNC_NORMAL;
+	l.std = 1.7e38;
+	assert_int_equal(pe_learned_init(&l, NULL), 0);
+	l.std = 1.71e38;
+	assert_int_equal(pe_learned_init(&l, NULL), -1);
+	l.init = PE_INIT_UNIFORM;
+	l.std = 1.964e38;
+	assert_int_equal(pe_learned_init(&l, NULL), 0);
+	l.std = 1.965e38;
+	assert_int_equal(pe_learned_init(&l, NULL), -1);
+	l.std = 1.176e-38;
+	assert_int_equal(pe_learned_init(&l, NULL), 0);
+	l.std = 1.175e-38;
+	assert_int_equal(pe_learned_init(&l, NULL), -1);
 	assert_int_equal(pe_init_by_name("trunc-normal"), PE_INIT_TRUNC_NORMAL);
 	assert_int_equal(pe_init_by_name("cauchy"), -1);
 	assert_int_equal(pe_learned_preset_by_name("bert"), PE_LEARNED_BERT);
