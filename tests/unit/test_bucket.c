@@ -195,8 +195,10 @@ static void check_reference(const char *rel, int min_lines)
 	buf = realloc(buf, n + 1);
 	assert_non_null(buf);
 	buf[n] = '\0';
+	/* PE_TEST_QUICK (make valgrind): every 8th parameter set */
 	for (line = strtok_r((char *)buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		check_reference_line(line, rel);
+		if (!pe_test_quick() || lines % 8 == 0)
+			check_reference_line(line, rel);
 		lines++;
 	}
 	assert_true(lines >= min_lines);

@@ -1560,8 +1560,9 @@ static void test_panels(void **state)
 	assert_int_equal(cJSON_GetArrayItem(s, 1)->valueint, 4);
 	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(im.heatmap, "panels")), 12);
 	assert_null(cJSON_GetObjectItem(im.heatmap, "cell"));
-	for (k = 0; k < 12; k++) {
+	for (k = 0; k < 12; k++)
 		hm_panel(&im, k, pr[k]);
+	for (k = 0; k < 12; k++) {
 		assert_int_equal(pr[k][2], 128);	/* 512 / 4 columns, 4 x 32 */
 		assert_int_equal(pr[k][3], 128);
 		assert_int_equal(pr[k][0], pr[0][0] + (k % 4) * (pr[1][0] - pr[0][0]));

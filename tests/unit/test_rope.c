@@ -193,6 +193,7 @@ static void test_yarn_worked(void **state)
 	size_t j;
 
 	(void)state;
+	PE_NEED_EXTENDED_LONG_DOUBLE();	/* frequencies to 1e-17 */
 	p.scaling = PE_ROPE_YARN;
 	p.factor = 4;
 	p.original_max = 4096;

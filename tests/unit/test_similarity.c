@@ -262,18 +262,20 @@ static void test_hadamard(void **state)
  * exactly 1 on the diagonal, exactly symmetric. */
 static void test_sinusoid_closed_form(void **state)
 {
-	size_t n = 300, d = 64, i, j, k;
+	/* PE_TEST_QUICK (make valgrind): 120 rows */
+	size_t n = pe_test_quick() ? 120 : 300, d = 64, i, j, k;
 	struct pe_matrix m;
 	float *out;
-	long double w, want;
+	long double w[32], want;
 
 	(void)state;
+	for (k = 0; k < d / 2; k++)
+		w[k] = powl(10000.0L, -2.0L * (long double)k / (long double)d);
 	assert_int_equal(pe_matrix_alloc(&m, n, d, NULL), 0);
 	for (i = 0; i < n; i++)
 		for (k = 0; k < d / 2; k++) {
-			w = powl(10000.0L, -2.0L * (long double)k / (long double)d);
-			m.v[i * d + 2 * k] = (float)sinl((long double)i * w);
-			m.v[i * d + 2 * k + 1] = (float)cosl((long double)i * w);
+			m.v[i * d + 2 * k] = (float)sinl((long double)i * w[k]);
+			m.v[i * d + 2 * k + 1] = (float)cosl((long double)i * w[k]);
 		}
 	out = similarity(&m, PE_METRIC_COSINE, 0, PE_SIM_EXACT, 3, NULL);
 	for (i = 0; i < n; i++) {
@@ -281,8 +283,7 @@ static void test_sinusoid_closed_form(void **state)
 		for (j = 0; j < n; j++) {
 			want = 0;
 			for (k = 0; k < d / 2; k++)
-				want += cosl(((long double)i - (long double)j) *
-					     powl(10000.0L, -2.0L * (long double)k / (long double)d));
+				want += cosl(((long double)i - (long double)j) * w[k]);
 			want *= 2.0L / (long double)d;
 			assert_close(out[i * n + j], (double)want, 1e-6, 0);
 			assert_true(same(out[i * n + j], out[j * n + i]));
@@ -296,13 +297,14 @@ static void test_sinusoid_closed_form(void **state)
  * hits), and row by row in random order; blocks of the grid straddled. */
 static void test_invariance(void **state)
 {
-	struct pe_matrix m = random_table(700, 48, -3, 3);
+	/* PE_TEST_QUICK (make valgrind): fewer rows, still several blocks */
+	size_t n = pe_test_quick() ? 300 : 700, r, len;
+	struct pe_matrix m = random_table(n, 48, -3, 3);
 	struct pe_similarity s;
 	struct pe_matrix_view w;
 	struct pe_tensor t;
 	struct pe_error err;
 	float *ref, *o;
-	size_t n = 700, r, len;
 	int th, metric, prec;
 
 	(void)state;
@@ -354,12 +356,15 @@ static void test_invariance(void **state)
  * the same bytes as the default, in both precisions. */
 static void test_cache_budget(void **state)
 {
-	struct pe_matrix m = random_table(2100, 24, -2, 2);
+	/* none; 3 MiB: a band of 2 of the 5 exact blocks, 3 of the 9 float32
+	 * ones; the default (all of them).  PE_TEST_QUICK: 900 rows, the middle
+	 * budget scaled with n^2. */
+	int quick = pe_test_quick();
+	size_t n = quick ? 900 : 2100, k;
+	size_t budgets[3] = { 1, quick ? (size_t)600 << 10 : (size_t)3 << 20, 0 };
+	struct pe_matrix m = random_table(n, 24, -2, 2);
 	struct pe_matrix_view w;
 	struct pe_error err;
-	/* none; 3 MiB: a band of 2 of the 5 exact blocks, 3 of the 9 float32
-	 * ones; the default (all of them) */
-	size_t n = 2100, budgets[3] = { 1, (size_t)3 << 20, 0 }, k;
 	float *out[3];
 	int prec;
 
@@ -495,10 +500,13 @@ static void test_refusals(void **state)
  * (exact), the cache budget small or not. */
 static void test_cache_let_go(void **state)
 {
-	struct pe_matrix m = random_table(3000, 8, -2, 2);
+	/* PE_TEST_QUICK: 1000 rows, the budget scaled with n^2 */
+	int quick = pe_test_quick();
+	size_t n = quick ? 1000 : 3000, k;
+	size_t budgets[2] = { quick ? (size_t)230 << 10 : (size_t)2 << 20, 0 };
+	struct pe_matrix m = random_table(n, 8, -2, 2);
 	struct pe_matrix_view w;
 	struct pe_error err;
-	size_t n = 3000, budgets[2] = { (size_t)2 << 20, 0 }, k;
 	float *out = malloc(n * n * sizeof *out), *ref = NULL;
 	int prec, th;
 

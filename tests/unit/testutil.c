@@ -24,6 +24,20 @@ void pe_assert_close(double actual, double expected, double abs_tol, double rel_
 	}
 }
 
+int pe_long_double_is_extended(void)
+{
+	volatile long double one = 1.0L, eps = 0x1p-63L;
+
+	return one + eps != one;
+}
+
+int pe_test_quick(void)
+{
+	const char *q = getenv("PE_TEST_QUICK");
+
+	return q != NULL && *q != '\0' && strcmp(q, "0") != 0;
+}
+
 int64_t pe_ulp_diff(float a, float b)
 {
 	int32_t ia, ib;

@@ -36,6 +36,27 @@ char *pe_temp_path(const char *suffix);
  * reference of test_exact and test_similarity). */
 float pe_mpfr_to_f32(const void *mpfr_value);
 
+/* 1 when long double arithmetic has the x87 format's 64-bit significand,
+ * as on real x86-64 hardware; 0 under valgrind, whose CPU emulation does
+ * x87 arithmetic in 64-bit double (and on targets whose long double is
+ * double).  posenc's correctly rounded paths rely on the 64 bits. */
+int pe_long_double_is_extended(void);
+
+/* In a test that checks results only the 64-bit significand gives: skip
+ * the test, saying why, where long double is narrower (see above). */
+#define PE_NEED_EXTENDED_LONG_DOUBLE() \
+	do { \
+		if (!pe_long_double_is_extended()) { \
+			print_message("skipped: long double has no 64-bit significand here " \
+				      "(valgrind emulates x87 in double)\n"); \
+			skip(); \
+		} \
+	} while (0)
+
+/* 1 when PE_TEST_QUICK is set in the environment (make valgrind sets it):
+ * tests whose size only adds confidence use smaller sizes. */
+int pe_test_quick(void);
+
 /* A seeded 64-bit generator (splitmix64) for test data. */
 uint64_t pe_test_rand(uint64_t *state);
 
