@@ -47,8 +47,8 @@ int pe_grid2d_init(struct pe_grid2d *g, const struct pe_grid2d_params *p, struct
 			fmax = pe_grid2d_freq(p, k);
 	if (!(pe_angle_max(fmax, 0, (int64_t)big - 1) <= PE_ANGLE_MAX))
 		return pe_fail(err, PE_ERR_USAGE,
-			       "--base %g gives frequencies up to %.3Lg and angles beyond 2^53 (where they are no longer exact): raise --base or shrink the grid",
-			       p->base, fmax);
+			       "--base %g gives frequencies up to %.3g and angles beyond 2^53 (where they are no longer exact): raise --base or shrink the grid",
+			       p->base, (double)fmax);
 	for (k = 0; k < g->nfreq; k++)
 		pe_freq_init(&g->freq[k], pe_grid2d_freq(p, k), pe_angle_bits(0, (int64_t)big - 1));
 	return 0;

@@ -348,8 +348,8 @@ int pe_rope_init(struct pe_rope *r, const struct pe_rope_params *p, struct pe_er
 	}
 	if (!(pe_angle_max(fmax, q->offset, last) <= PE_ANGLE_MAX))
 		return pe_fail(err, PE_ERR_USAGE,
-			       "--theta %g%s gives frequencies up to %.3Lg and angles beyond 2^53 at position %lld (where they are no longer exact): raise --theta%s or lower the positions",
-			       q->theta, q->scaling == PE_ROPE_NONE ? "" : " with this scaling", fmax,
+			       "--theta %g%s gives frequencies up to %.3g and angles beyond 2^53 at position %lld (where they are no longer exact): raise --theta%s or lower the positions",
+			       q->theta, q->scaling == PE_ROPE_NONE ? "" : " with this scaling", (double)fmax,
 			       (long long)(-q->offset > last ? q->offset : last),
 			       q->scaling == PE_ROPE_NONE ? "" : " or the scaling factors");
 	bits = pe_angle_bits(q->offset, last);

@@ -130,9 +130,9 @@ int pe_sinusoidal_init(struct pe_sinusoidal *s, const struct pe_sinusoidal_param
 	}
 	if (!(pe_angle_max(fmax, first, last) <= PE_ANGLE_MAX))
 		return pe_fail(err, PE_ERR_USAGE,
-			       "%s %g gives frequencies up to %.3Lg and angles beyond 2^53 at position %lld (where they are no longer exact): %s or lower the positions",
+			       "%s %g gives frequencies up to %.3g and angles beyond 2^53 at position %lld (where they are no longer exact): %s or lower the positions",
 			       p->preset == PE_SIN_T2T ? "--min-timescale" : "--base",
-			       p->preset == PE_SIN_T2T ? p->min_timescale : p->base, fmax,
+			       p->preset == PE_SIN_T2T ? p->min_timescale : p->base, (double)fmax,
 			       (long long)(-first > last ? first : last),
 			       p->preset == PE_SIN_T2T ? "lower --min-timescale"
 						       : "raise --base");
