@@ -213,9 +213,18 @@ static void test_determinism_and_random_access(void **state)
 
 static void test_presets_and_padding(void **state)
 {
+	static const struct {
+		enum pe_init init;
+		double ok, bad;
+	} lim[] = {
+		{ PE_INIT_NORMAL, 2.833e37, 2.834e37 },
+		{ PE_INIT_TRUNC_NORMAL, 1.7e38, 1.71e38 },
+		{ PE_INIT_UNIFORM, 1.964e38, 1.965e38 },
+		{ PE_INIT_UNIFORM, 1.176e-38, 1.175e-38 },
+	};
 	struct pe_learned l = base(PE_INIT_UNIFORM, 1.0, 0);
 	float *t;
-	size_t c;
+	size_t c, k;
 
 	(void)state;
 	pe_learned_apply_preset(&l, PE_LEARNED_GPT2);
@@ -240,26 +249,15 @@ static void test_presets_and_padding(void **state)
 	l.std = NAN;
 	assert_int_equal(pe_learned_init(&l, NULL), -1);
 	/* float32's range: FLT_MAX / 12.01 for normal, / 2 truncated, / sqrt 3
-	 * uniform; at least FLT_MIN */
-	l.init = PE_INIT_NORMAL;
-	l.std = 2.833e37;
-	assert_int_equal(pe_learned_init(&l, NULL), 0);
-	l.std = 2.834e37;
-	assert_int_equal(pe_learned_init(&l, NULL), -1);
-	l.init = PE_INIT_TRUNC_NORMAL;
-	l.std = 1.7e38;
-	assert_int_equal(pe_learned_init(&l, NULL), 0);
-	l.std = 1.71e38;
-	assert_int_equal(pe_learned_init(&l, NULL), -1);
-	l.init = PE_INIT_UNIFORM;
-	l.std = 1.964e38;
-	assert_int_equal(pe_learned_init(&l, NULL), 0);
-	l.std = 1.965e38;
-	assert_int_equal(pe_learned_init(&l, NULL), -1);
-	l.std = 1.176e-38;
-	assert_int_equal(pe_learned_init(&l, NULL), 0);
-	l.std = 1.175e-38;
-	assert_int_equal(pe_learned_init(&l, NULL), -1);
+	 * uniform (the limit the message shows passes, the next one does not);
+	 * at least FLT_MIN */
+	for (k = 0; k < sizeof lim / sizeof lim[0]; k++) {
+		l.init = lim[k].init;
+		l.std = lim[k].ok;
+		assert_int_equal(pe_learned_init(&l, NULL), 0);
+		l.std = lim[k].bad;
+		assert_int_equal(pe_learned_init(&l, NULL), -1);
+	}
 	assert_int_equal(pe_init_by_name("trunc-normal"), PE_INIT_TRUNC_NORMAL);
 	assert_int_equal(pe_init_by_name("cauchy"), -1);
 	assert_int_equal(pe_learned_preset_by_name("bert"), PE_LEARNED_BERT);
