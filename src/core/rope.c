@@ -395,7 +395,7 @@ int pe_rope_init(struct pe_rope *r, const struct pe_rope_params *p, struct pe_er
 	if (!r->inv32 || !r->freq)
 		return pe_fail(err, PE_ERR_NOMEM, "out of memory");
 	/* the step table: 2 PE_ROPE_STEP doubles per frequency, 32 MiB at most */
-	if (q->precision == PE_ROPE_EXACT && r->nfreq <= ((size_t)1 << 16)) {
+	if (q->precision == PE_ROPE_EXACT && r->nfreq <= ((size_t)1 << 15)) {
 		r->step = malloc(r->nfreq * PE_ROPE_STEP * 2 * sizeof *r->step);
 		r->step_e = malloc(r->nfreq * sizeof *r->step_e);
 		r->step_freq = malloc(r->nfreq * sizeof *r->step_freq);

@@ -72,7 +72,7 @@ enum pe_rope_precision { PE_ROPE_EXACT, PE_ROPE_FLOAT32 };
  * sin/cos(b inv) by the addition formulas, which costs two double
  * roundings (~2^-52) instead of a sincos call per value; the rare value
  * this leaves near a float32 rounding boundary is recomputed exactly. */
-#define PE_ROPE_STEP 32
+#define PE_ROPE_STEP 64
 
 struct pe_rope_params {
 	uint64_t positions;		/* n >= 1 */

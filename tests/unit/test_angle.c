@@ -480,10 +480,10 @@ static void test_rope_scalings(void **state)
 			p.attention_factor = 3.25;
 			break;
 		default:
-			/* beyond 2^16 frequencies: no step table, one exact angle
+			/* beyond 2^15 frequencies: no step table, one exact angle
 			 * per value */
 			p.positions = 40;
-			p.rotary_dim = 2 * ((1 << 16) + 3);
+			p.rotary_dim = 2 * ((1 << 15) + 3);
 			p.offset = 123456;
 			break;
 		}
