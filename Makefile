@@ -89,7 +89,7 @@ $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/driver.c tests/fuzz/fuzz.h $(B)
 check test: $(BIN) $(TEST_BIN) $(FUZZ_REPLAY)
 	@POSENC=$(BIN) PYTHON=$(PYTHON) FUZZ_REPLAY="$(FUZZ_REPLAY)" sh tests/run-all.sh $(TEST_BIN)
 
-# Whole-table checks too slow for make check (minutes): every program in
+# Whole-table checks too slow for make check (a minute): every program in
 # EXHAUSTIVE_BIN runs and must exit 0.  check_tables: every value of the
 # sinusoidal 65536 x 1024 and 1,000,000 x 64 tables and of a rope exact
 # table against an independent double-double reference, MPFR deciding
