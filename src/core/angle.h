@@ -44,11 +44,11 @@
 
 /*
  * The largest angle |p * f| a table may hold: 2^53, the angle of the
- * largest position (--offset's reach) at frequency 1.  A tiny base, theta
- * or scaling factor (frequencies far above 1) is refused where its angles
- * leave this range, rather than computed from angles whose double parts
- * no longer hold an integer's worth of the turn; a frequency that
- * overflows double would give inf and NaN.
+ * largest position (--offset's reach) at frequency 1.  The error bounds
+ * here hold up to it (the angle's 2^-103 max|p f| stays below 2^-50, and
+ * core/mp.h's sincos is bounded there); a tiny base, theta or scaling
+ * factor (frequencies far above 1) is refused where its angles leave this
+ * range, and a frequency that overflows double would give inf and NaN.
  */
 #define PE_ANGLE_MAX 9007199254740992.0L
 
@@ -74,7 +74,6 @@ int pe_angle_bits(int64_t first, int64_t last);
 /* Prepare frequency f for positions of at most `bits` bits.  f >= 0; one
  * that does not fit a double gives f = inf (callers refuse it). */
 void pe_freq_init(struct pe_freq *fr, const struct pe_mp *f, int bits);
-
 
 /* scale * sin(p f) (want_cos: cos) correctly rounded to float32, in
  * 256-bit arithmetic: for the values pe_f32_sure leaves open.  scale > 0
