@@ -42,7 +42,7 @@ TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(B)/tests/%)
 TEST_HELPERS := $(filter-out $(TEST_SRC),$(wildcard tests/unit/*.c))
 
 .DELETE_ON_ERROR:
-.PHONY: all check test unit cli-test deps asan valgrind fuzz bench install uninstall clean
+.PHONY: all check test unit cli-test check-exhaustive deps asan valgrind fuzz bench install uninstall clean
 
 COMPLETIONS = $(B)/completion/posenc.bash $(B)/completion/_posenc
 
@@ -88,6 +88,21 @@ $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/driver.c tests/fuzz/fuzz.h $(B)
 # "N passed, N failed" last.
 check test: $(BIN) $(TEST_BIN) $(FUZZ_REPLAY)
 	@POSENC=$(BIN) PYTHON=$(PYTHON) FUZZ_REPLAY="$(FUZZ_REPLAY)" sh tests/run-all.sh $(TEST_BIN)
+
+# Whole-table checks too slow for make check (a minute): every program in
+# EXHAUSTIVE_BIN runs and must exit 0.  check_tables: every value of the
+# sinusoidal 65536 x 1024 and 1,000,000 x 64 tables and of a rope exact
+# table against an independent double-double reference, MPFR deciding
+# values near a float32 rounding boundary (tests/exhaustive/check_tables.c).
+EXHAUSTIVE_BIN = $(B)/exhaustive/check_tables
+
+$(B)/exhaustive/%: tests/exhaustive/%.c $(TEST_HELPERS) $(B)/libposenc.a
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CPPFLAGS) $(CMOCKA_CFLAGS) -Itests/unit $(ALL_CFLAGS) -DPE_SOURCE_DIR='"$(CURDIR)"' \
+		$(LDFLAGS) -o $@ $< $(TEST_HELPERS) $(B)/libposenc.a $(CMOCKA_LIBS) $(MPFR_LIBS) $(ALL_LDLIBS)
+
+check-exhaustive: $(EXHAUSTIVE_BIN)
+	@for t in $(EXHAUSTIVE_BIN); do echo "$$t"; $$t || exit 1; done
 
 unit: $(TEST_BIN)
 	@for t in $(TEST_BIN); do $$t || exit 1; done

@@ -6,6 +6,14 @@
 #include <float.h>
 #include <math.h>
 
+/* libm's sin and cos assumed within 4 ulp: relative 2^-50 */
+#define LIBM_REL 0x1p-50
+
+/* Below this a frequency's sin values round to +-0 even when scaled by
+ * FLT_MAX (|p f| < 2^53 2^-600), and its triple double could lose bits to
+ * subnormals; such frequencies take exact shortcuts. */
+#define TINY_FREQ 0x1p-600
+
 void pe_sincos(double x, double *s, double *c)
 {
 #if defined(__GLIBC__)
@@ -40,16 +48,53 @@ long double pe_angle_max(long double fmax, int64_t first, int64_t last)
 	return (a > b ? a : b) * fmax;
 }
 
-void pe_freq_init(struct pe_freq *fr, long double f, int bits)
+/*
+ * The error bound of pe_sincos_pf, following angle.h with amax = 2^bits f
+ * (>= |p f|), u = LIBM_REL and L = 2^-52 amax (>= |lo|: |e| <= 2^-53 |A|,
+ * |p r| <= 2^-53 amax):
+ *   angle:    a = 2^-103 amax (p r2 <= 2^-106 amax, p r rounded 2^-106 amax,
+ *             lo rounded 2^-53 L, the frequency's own 2^-158)
+ *   |lo| <= 2^-26: u |sin A| + |lo| (u + 2^-53) + 2^-53 |s| (the sum)
+ *             + lo^2/2 |sin A| + |lo|^3/6 + a, with |sin A| <= |s| + L + a
+ *             + (the error): (u + 2^-52) |s| + L (2u + 2^-52) + L^3 + a
+ *   otherwise: two products of libm values, each 2u + 2^-53, summed
+ *             (2^-53): below 3u + 2^-51 + a (|sin A cos lo| + |cos A sin lo|
+ *             <= sqrt 2); no relative form
+ * as rel |s| + abs, with 2^-40 to spare for the roundings of this
+ * computation; abs at least 2^-1000 (pe_f32_sure's 2^-1074 with room).
+ */
+static void sincos_bound(struct pe_freq *fr, int bits)
+{
+	const double u = LIBM_REL;
+	double amax = ldexp(fr->f, bits), lmax = amax * 0x1p-52, t = lmax < 0x1p-26 ? lmax : 0x1p-26;
+	double a = amax * 0x1p-103, taylor = t * (2 * u + 0x1p-52) + t * t * t + a;
+
+	fr->rel = u + 0x1p-52;
+	fr->abs = taylor * (1 + 0x1p-40);
+	if (lmax > 0x1p-26) {
+		fr->rel = 0;
+		fr->abs = fmax(u + 0x1p-52 + taylor, 3 * u + 0x1p-51 + a) * (1 + 0x1p-40);
+	}
+	fr->abs = fmax(fr->abs, 0x1p-1000);
+	/* |s| <= 1 + err: rel |s| <= rel (1 + 2^-40) */
+	fr->err = fr->rel * (1 + 0x1p-40) + fr->abs;
+	/* pe_f32_sure's margin for |x| <= 1 + err: (1 + 2^-52)(E + 2^-52 |x|) */
+	fr->e32 = fr->err + 0x1p-51;
+}
+
+void pe_freq_init(struct pe_freq *fr, const struct pe_mp *f, int bits)
 {
 	double scale;
 	int e;
 
-	fr->f = (double)f;
-	fr->r = (double)(f - (long double)fr->f);
+	pe_mp_to_td(f, &fr->f, &fr->r, &fr->r2);
 	fr->h1 = fr->f;
 	fr->h2 = 0.0;
 	fr->split = 0;
+	fr->tiny = !(fr->f >= TINY_FREQ);
+	fr->rel = fr->abs = fr->err = fr->e32 = HUGE_VAL;
+	if (isfinite(fr->f))
+		sincos_bound(fr, bits);
 	if (bits > 26 || !(fabs(fr->f) >= DBL_MIN) || !isfinite(fr->f))
 		return;
 	frexp(fr->f, &e);
@@ -61,46 +106,101 @@ void pe_freq_init(struct pe_freq *fr, long double f, int bits)
 	fr->split = 1;
 }
 
-/* Dekker's exact product a * b = hi + lo (Veltkamp splitting; needs no
- * fused multiply-add, and the build forbids contraction). */
-static void two_product(double a, double b, double *hi, double *lo)
+/* p (f + r + r2), exact up to the 256-bit truncation */
+static void mp_angle(const struct pe_freq *fr, int64_t p, struct pe_mp *a)
 {
-	const double split = 134217729.0;	/* 2^27 + 1 */
-	double ca = split * a, cb = split * b;
-	double ah = ca - (ca - a), al = a - ah;
-	double bh = cb - (cb - b), bl = b - bh;
+	struct pe_mp t, u;
 
-	*hi = a * b;
-	*lo = ((ah * bh - *hi) + ah * bl + al * bh) + al * bl;
+	pe_mp_set_d(a, fr->f);
+	pe_mp_set_d(&t, fr->r);
+	pe_mp_add(a, a, &t);
+	pe_mp_set_d(&t, fr->r2);
+	pe_mp_add(a, a, &t);
+	pe_mp_set_i64(&u, p);
+	pe_mp_mul(a, a, &u);
 }
 
-void pe_sincos_pf(const struct pe_freq *fr, int64_t p, double *s, double *c)
+/* v rounded to float32 when v - err and v + err round alike (then so does
+ * the exact value, within err of v); else v's own rounding, the best this
+ * precision can do.  err is first widened by 2^-240 |v|: mp's relative
+ * error in the series, the scaling and the truncation of v +- err. */
+static float mp_round_f32(const struct pe_mp *v, double err)
 {
-	double pd = (double)p, x1, x2, a, e, lo, sa, ca;
+	struct pe_mp e, lo, hi, w;
+	float a, b;
 
-	if (fr->split) {
-		x1 = pd * fr->h1;
-		x2 = pd * fr->h2;
-		a = x1 + x2;
-		e = x2 - (a - x1);
-		lo = e + pd * fr->r;
-	} else {
-		two_product(pd, fr->f, &a, &e);
-		lo = e + pd * fr->r;
-	}
-	pe_sincos(a, &sa, &ca);
-	if (fabs(lo) <= 0x1p-26) {
-		/* sin(a + lo) = sin a + lo cos a + O(lo^2 / 2 <= 2^-53): always
-		 * so for |p| < 2^26, where lo is at most 2^-27 + 2^-28 */
-		*s = sa + lo * ca;
-		*c = ca - lo * sa;
-	} else {
-		/* far positions: p times the frequency's residual is no longer
-		 * small, so the angles are added in full */
-		double sl, cl;
+	pe_mp_set_d(&e, err);
+	w = *v;
+	w.sign = w.sign != 0;
+	pe_mp_mul_2exp(&w, &w, -240);
+	pe_mp_add(&e, &e, &w);
+	pe_mp_sub(&lo, v, &e);
+	pe_mp_add(&hi, v, &e);
+	a = pe_mp_to_f32(&lo);
+	b = pe_mp_to_f32(&hi);
+	if (memcmp(&a, &b, sizeof a) == 0)
+		return a;
+	return pe_mp_to_f32(v);
+}
 
-		pe_sincos(lo, &sl, &cl);
-		*s = sa * cl + ca * sl;
-		*c = ca * cl - sa * sl;
+/*
+ * The angle from f + r + r2 is within |p f| 2^-157 of the exact one (the
+ * triple double's 2^-158 and the truncations); mp's sin and cos are within
+ * 2^-200 for |p f| <= 2^53 where the reduction mod pi/2 acts, within
+ * 2^-245 relative below pi/4 where it does not: so the value is within
+ * scale |p| f 2^-150 (+ scale 2^-190 beyond pi/4) + 2^-240 |value|.
+ * A cosine of an angle below 2^-100 is 1 less something below 2^-200:
+ * scale times it rounds as scale (1 - 2^-300) does -- as scale, or to
+ * the float below when scale lies on a rounding boundary (a boundary is a
+ * double, so any other lies a double's ulp, far more than 2^-200 scale,
+ * away) -- which 256 bits cannot tell from scale, so that case is decided
+ * so.  A tiny frequency: |p f| < 2^-547,
+ * so sin(p f) = p f (1 - ...) rounds to +-0 even after scaling by up to
+ * 2^128.
+ */
+float pe_sincos_pf_f32(const struct pe_freq *fr, int64_t p, int want_cos, double scale)
+{
+	struct pe_mp a, s, c, k;
+	double err;
+
+	if (p == 0 || (fr->tiny && !want_cos)) {
+		if (!want_cos)
+			return p < 0 ? -0.0f : 0.0f;
+		return (float)scale;	/* cos 0 = 1 */
 	}
+	mp_angle(fr, p, &a);
+	if (want_cos && (a.sign == 0 || a.exp < -100)) {
+		/* scale (1 - 2^-300), truncated below scale */
+		pe_mp_set_d(&k, scale);
+		pe_mp_set_d(&a, scale * 0x1p-300);
+		pe_mp_sub(&k, &k, &a);
+		return pe_mp_to_f32(&k);
+	}
+	pe_mp_sincos(&a, &s, &c);
+	pe_mp_set_d(&k, scale);
+	err = scale * (fabs((double)p) * fr->f * 0x1p-150 + (a.exp > 0 ? 0x1p-190 : 0.0));
+	pe_mp_mul(&a, want_cos ? &c : &s, &k);
+	return mp_round_f32(&a, err);
+}
+
+/*
+ * p f = a + e exactly (two_product), plus p r and p r2: x = a + (e + p r)
+ * is within 2^-53 |x| (the sum) + 2^-53 |e + p r| + 2^-53 |p r| + |p r2|
+ * (and the frequency's 2^-158) <= 2^-52 |x| + 2^-103 |a| of p f, so
+ * e = 2^-50 |x| + 2^-100 |a| is pe_f32_sure's margin; the rest in mp.
+ */
+float pe_angle_pf_f32(const struct pe_freq *fr, int64_t p)
+{
+	double pd = (double)p, a, e, x;
+	struct pe_mp m;
+	float out;
+
+	if (fr->tiny)
+		return p < 0 ? -0.0f : 0.0f;	/* |p f| < 2^-547 */
+	pe_two_product(pd, fr->f, &a, &e);
+	x = a + (e + pd * fr->r);
+	if (pe_f32_sure(x, fabs(x) * 0x1p-50 + fabs(a) * 0x1p-100, &out))
+		return out;
+	mp_angle(fr, p, &m);
+	return mp_round_f32(&m, fabs(a) * 0x1p-150);
 }

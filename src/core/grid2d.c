@@ -13,15 +13,17 @@ void pe_grid2d_defaults(struct pe_grid2d_params *p)
 	p->base = 10000.0;
 }
 
-long double pe_grid2d_freq(const struct pe_grid2d_params *p, size_t k)
+double pe_grid2d_freq(const struct pe_grid2d *g, size_t k)
 {
-	return powl((long double)p->base, -(long double)k / (long double)(p->dim / 4));
+	return g->freq[k].f;
 }
 
 int pe_grid2d_init(struct pe_grid2d *g, const struct pe_grid2d_params *p, struct pe_error *err)
 {
 	uint64_t big;
+	struct pe_mp f, q;
 	size_t k;
+	int bits;
 	long double fmax = 0;
 
 	memset(g, 0, sizeof *g);
@@ -42,15 +44,24 @@ int pe_grid2d_init(struct pe_grid2d *g, const struct pe_grid2d_params *p, struct
 	if (!g->freq)
 		return pe_fail(err, PE_ERR_NOMEM, "out of memory");
 	big = p->height > p->width ? p->height : p->width;
-	for (k = 0; k < g->nfreq; k++)
-		if (!(pe_grid2d_freq(p, k) <= fmax))
-			fmax = pe_grid2d_freq(p, k);
+	bits = pe_angle_bits(0, (int64_t)big - 1);
+	/* w_k = base^(-k/q) = w^k, w = e^(-ln(base) / q), exactly (core/mp.h) */
+	pe_mp_set_d(&q, p->base);
+	pe_mp_log(&q, &q);
+	q.sign = -q.sign;
+	pe_mp_div_u64(&q, &q, g->nfreq);
+	pe_mp_exp(&q, &q);
+	pe_mp_set_d(&f, 1.0);
+	for (k = 0; k < g->nfreq; k++) {
+		pe_freq_init(&g->freq[k], &f, bits);
+		pe_mp_mul(&f, &f, &q);
+		if (!(g->freq[k].f <= fmax))
+			fmax = g->freq[k].f;
+	}
 	if (!(pe_angle_max(fmax, 0, (int64_t)big - 1) <= PE_ANGLE_MAX))
 		return pe_fail(err, PE_ERR_USAGE,
 			       "--base %g gives frequencies up to %.3g and angles beyond 2^53 (where they are no longer exact): raise --base or shrink the grid",
 			       p->base, (double)fmax);
-	for (k = 0; k < g->nfreq; k++)
-		pe_freq_init(&g->freq[k], pe_grid2d_freq(p, k), pe_angle_bits(0, (int64_t)big - 1));
 	return 0;
 }
 
@@ -70,7 +81,7 @@ int pe_grid2d_tensor(const struct pe_grid2d *g, struct pe_tensor *t, struct pe_e
 int pe_grid2d_fill(const void *ctx, uint64_t r0, size_t nrows, void *out, struct pe_error *err)
 {
 	const struct pe_grid2d *g = ctx;
-	size_t q = g->nfreq, dim = (size_t)g->p.dim, i, k;
+	size_t q = g->nfreq, dim = (size_t)g->p.dim, i, k, i4;
 	uint64_t tok;
 	int64_t row, col, first, second;
 	double s1, c1, s2, c2;
@@ -93,18 +104,28 @@ int pe_grid2d_fill(const void *ctx, uint64_t r0, size_t nrows, void *out, struct
 		first = g->p.preset == PE_GRID2D_MAE ? col : row;
 		second = g->p.preset == PE_GRID2D_MAE ? row : col;
 		for (k = 0; k < q; k++) {
-			pe_sincos_pf(&g->freq[k], first, &s1, &c1);
-			pe_sincos_pf(&g->freq[k], second, &s2, &c2);
+			const struct pe_freq *fr = &g->freq[k];
+			float v[4];	/* sin, cos of first; sin, cos of second */
+
+			pe_sincos_pf(fr, first, &s1, &c1);
+			pe_sincos_pf(fr, second, &s2, &c2);
+			for (i4 = 0; i4 < 4; i4++) {
+				double x = i4 == 0 ? s1 : i4 == 1 ? c1 : i4 == 2 ? s2 : c2;
+
+				if (!pe_f32_sure(x, fr->e32, &v[i4]) &&
+				    !pe_sincos_sure_fine(fr, x, 1.0, &v[i4]))
+					v[i4] = pe_sincos_pf_f32(fr, i4 < 2 ? first : second, i4 % 2, 1.0);
+			}
 			if (g->p.preset == PE_GRID2D_MAE) {
-				o[k] = (float)s1;
-				o[q + k] = (float)c1;
-				o[2 * q + k] = (float)s2;
-				o[3 * q + k] = (float)c2;
+				o[k] = v[0];
+				o[q + k] = v[1];
+				o[2 * q + k] = v[2];
+				o[3 * q + k] = v[3];
 			} else {
-				o[k] = (float)s1;
-				o[q + k] = (float)s2;
-				o[2 * q + k] = (float)c1;
-				o[3 * q + k] = (float)c2;
+				o[k] = v[0];
+				o[q + k] = v[2];
+				o[2 * q + k] = v[1];
+				o[3 * q + k] = v[3];
 			}
 		}
 	}

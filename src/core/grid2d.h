@@ -12,9 +12,9 @@
  *   timm  [sin(r w) | sin(c w) | cos(r w) | cos(c w)]   row first
  *         (timm build_sincos2d_pos_embed, interleave_sin_cos=False)
  *
- * Each block is q wide.  Values from long-double frequencies with exact
- * angles (core/angle.h), rounded once to float32 -- MAE itself computes in
- * float64 and rounds once, so the tables agree to the last bit.
+ * Each block is q wide.  Values are the correctly rounded float32 of the
+ * exact sin and cos (core/angle.h) -- MAE itself computes in float64 and
+ * rounds once, so the tables agree to the last bit wherever float64 does.
  */
 #ifndef PE_GRID2D_H
 #define PE_GRID2D_H
@@ -45,8 +45,8 @@ struct pe_grid2d {
 
 void pe_grid2d_defaults(struct pe_grid2d_params *p);
 
-/* The exact frequency k: base^(-k / (D/4)). */
-long double pe_grid2d_freq(const struct pe_grid2d_params *p, size_t k);
+/* Frequency k of an initialised grid, base^(-k / (D/4)) rounded to double. */
+double pe_grid2d_freq(const struct pe_grid2d *g, size_t k);
 
 /* Validate and prepare; PE_ERR_USAGE for bad parameters (D not divisible
  * by 4 says so). */

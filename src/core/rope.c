@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PE_PI_L 3.141592653589793238462643383279502884L
 #define PE_PI 3.141592653589793
 
 const char *const pe_rope_scaling_names[] = { "none", "linear", "dynamic", "yarn", "llama3",
@@ -71,11 +70,6 @@ static float f_frac(size_t j, uint64_t R)
 static float f_inv0(double base, size_t j, uint64_t R)
 {
 	return f_recip(pe_f32_pow((float)base, f_frac(j, R)));
-}
-
-static long double inv0_exact(long double base, size_t j, uint64_t R)
-{
-	return powl(base, -(long double)(2 * j) / (long double)R);
 }
 
 static double yarn_mscale(double s, double m)
@@ -166,49 +160,125 @@ static int check_params(const struct pe_rope_params *p, struct pe_error *err)
 	return 0;
 }
 
-static void compute_exact(struct pe_rope *r)
+/* margin of pe_f32_sure for fill_steps' att (cA cB - sA sB): each of the
+ * four sin/cos within its err (anchor E_a, step E_t), so the sum within
+ * 2 (E_a + E_t) (1 + 2^-40) + 2^-51 (two products and a sum rounded);
+ * the product with att adds 2^-53 |y|, pe_f32_sure's margin 2^-52 |y|,
+ * |y| <= 1.01 att: both within att 2^-50; and 2^-1073 in case att's
+ * product underflows */
+static double step_margin(double att, double ea, double et)
+{
+	return att * (2 * (ea + et) * (1 + 0x1p-40) + 0x1p-51 + 0x1p-50) + 0x1p-1073;
+}
+
+/*
+ * The exact inv_j as the real numbers of the formulas in rope.h, in
+ * 256-bit arithmetic (core/mp.h): inv0_j = q^j with q = base^(-2/R), each
+ * scaling applied to it exactly.  Prepares r->freq (and in exact mode the
+ * correctly rounded inv32 and the step table) as it goes.
+ */
+static void compute_exact(struct pe_rope *r, int bits)
 {
 	const struct pe_rope_params *p = &r->p;
-	long double base = (long double)p->theta, f = (long double)p->factor;
-	long double R = (long double)p->rotary_dim, L0 = (long double)p->original_max;
-	long double inv0, lambda, s, ramp;
-	size_t j;
+	struct pe_mp base, q, inv0, inv, one, f, rf, t, u, twopi, x, lo, hi;
+	uint64_t R = p->rotary_dim;
+	size_t j, b;
 
-	if (p->scaling == PE_ROPE_DYNAMIC && r->seq_len > p->original_max)
-		base *= powl(f * (long double)r->seq_len / L0 - (f - 1), R / (R - 2));
-	for (j = 0; j < r->nfreq; j++) {
-		inv0 = inv0_exact(base, j, p->rotary_dim);
+	pe_mp_set_d(&one, 1.0);
+	pe_mp_set_d(&f, p->factor > 0 ? p->factor : 1.0);
+	pe_mp_div(&rf, &one, &f);
+	pe_mp_set_d(&base, p->theta);
+	if (p->scaling == PE_ROPE_DYNAMIC && r->seq_len > p->original_max) {
+		/* theta ((f L / L0) - (f - 1))^(R/(R-2)) */
+		pe_mp_set_u64(&t, r->seq_len);
+		pe_mp_mul(&t, &t, &f);
+		pe_mp_div_u64(&t, &t, p->original_max);
+		pe_mp_sub(&u, &f, &one);
+		pe_mp_sub(&t, &t, &u);
+		pe_mp_log(&t, &t);
+		pe_mp_set_u64(&u, R);
+		pe_mp_mul(&t, &t, &u);
+		pe_mp_div_u64(&t, &t, R - 2);
+		pe_mp_exp(&t, &t);
+		pe_mp_mul(&base, &base, &t);
+	}
+	pe_mp_log(&q, &base);
+	q.sign = -q.sign;
+	pe_mp_mul_2exp(&q, &q, 1);
+	pe_mp_div_u64(&q, &q, R);
+	pe_mp_exp(&q, &q);
+	pe_mp_pi(&twopi);
+	pe_mp_mul_2exp(&twopi, &twopi, 1);
+	pe_mp_set_d(&lo, p->low_freq_factor);
+	pe_mp_set_d(&hi, p->high_freq_factor);
+	inv0 = one;
+	for (j = 0; j < r->nfreq; j++, pe_mp_mul(&inv0, &inv0, &q)) {
 		switch (p->scaling) {
 		case PE_ROPE_NONE:
 		case PE_ROPE_DYNAMIC:
-			r->inv[j] = inv0;
+			inv = inv0;
 			break;
 		case PE_ROPE_LINEAR:
-			r->inv[j] = inv0 / f;
+			pe_mp_mul(&inv, &inv0, &rf);
 			break;
 		case PE_ROPE_YARN:
-			ramp = ((long double)j - (long double)r->yarn_low) /
-			       ((long double)r->yarn_high - (long double)r->yarn_low);
-			ramp = ramp < 0 ? 0 : ramp > 1 ? 1 : ramp;
-			r->inv[j] = inv0 / f * ramp + inv0 * (1 - ramp);
+			/* ramp = clamp((j - low) / (high - low)); inv0 (ramp / f + 1 - ramp) */
+			pe_mp_set_u64(&t, j);
+			pe_mp_set_d(&u, r->yarn_low);
+			pe_mp_sub(&t, &t, &u);
+			pe_mp_set_d(&x, r->yarn_high);
+			pe_mp_sub(&u, &x, &u);
+			pe_mp_div(&t, &t, &u);
+			if (t.sign < 0)
+				pe_mp_set_d(&t, 0.0);
+			if (pe_mp_cmp(&t, &one) > 0)
+				t = one;
+			pe_mp_mul(&u, &t, &rf);
+			pe_mp_sub(&t, &one, &t);
+			pe_mp_add(&u, &u, &t);
+			pe_mp_mul(&inv, &inv0, &u);
 			break;
 		case PE_ROPE_LLAMA3:
-			lambda = 2 * PE_PI_L / inv0;
-			if (lambda < L0 / (long double)p->high_freq_factor) {
-				r->inv[j] = inv0;
-			} else if (lambda > L0 / (long double)p->low_freq_factor) {
-				r->inv[j] = inv0 / f;
+			/* lambda = 2 pi / inv0 compared with L0 / high and L0 / low as
+			 * 2 pi high, 2 pi low against x = L0 inv0 */
+			pe_mp_set_u64(&x, p->original_max);
+			pe_mp_mul(&x, &x, &inv0);
+			pe_mp_mul(&t, &twopi, &hi);
+			pe_mp_mul(&u, &twopi, &lo);
+			if (pe_mp_cmp(&t, &x) < 0) {
+				inv = inv0;
+			} else if (pe_mp_cmp(&u, &x) > 0) {
+				pe_mp_mul(&inv, &inv0, &rf);
 			} else {
-				s = (L0 / lambda - (long double)p->low_freq_factor) /
-				    ((long double)p->high_freq_factor - (long double)p->low_freq_factor);
-				r->inv[j] = (1 - s) * inv0 / f + s * inv0;
+				/* s = (x / 2 pi - low) / (high - low); inv0 ((1 - s) / f + s) */
+				pe_mp_div(&t, &x, &twopi);
+				pe_mp_sub(&t, &t, &lo);
+				pe_mp_sub(&u, &hi, &lo);
+				pe_mp_div(&t, &t, &u);
+				pe_mp_sub(&u, &one, &t);
+				pe_mp_mul(&u, &u, &rf);
+				pe_mp_add(&u, &u, &t);
+				pe_mp_mul(&inv, &inv0, &u);
 			}
 			break;
 		case PE_ROPE_LONGROPE:
-			r->inv[j] = 1.0L / ((long double)(r->use_long ? p->long_factor[j]
-								       : p->short_factor[j]) *
-					    powl(base, (long double)(2 * j) / R));
+		default:
+			pe_mp_set_d(&t, r->use_long ? p->long_factor[j] : p->short_factor[j]);
+			pe_mp_div(&inv, &inv0, &t);
 			break;
+		}
+		pe_freq_init(&r->freq[j], &inv, bits);
+		if (p->precision != PE_ROPE_EXACT)
+			continue;
+		r->inv32[j] = pe_mp_to_f32(&inv);
+		if (r->step) {
+			struct pe_freq *fr = &r->step_freq[j];
+
+			pe_freq_init(fr, &inv, pe_angle_bits(0, PE_ROPE_STEP));
+			for (b = 0; b < PE_ROPE_STEP; b++)
+				pe_sincos_pf(fr, (int64_t)b, &r->step[(j * PE_ROPE_STEP + b) * 2],
+					     &r->step[(j * PE_ROPE_STEP + b) * 2 + 1]);
+			r->step_e[j] = step_margin(r->attention, r->freq[j].err, fr->err);
 		}
 	}
 }
@@ -273,7 +343,7 @@ int pe_rope_init(struct pe_rope *r, const struct pe_rope_params *p, struct pe_er
 	double f, R, low, high;
 	long double fmax = 0;
 	size_t j;
-	int bits, t;
+	int t;
 
 	memset(r, 0, sizeof *r);
 	r->p = *p;
@@ -320,18 +390,21 @@ int pe_rope_init(struct pe_rope *r, const struct pe_rope_params *p, struct pe_er
 	}
 	r->use_long = q->scaling == PE_ROPE_LONGROPE && r->seq_len > q->original_max;
 
-	r->inv = malloc(r->nfreq * sizeof *r->inv);
 	r->inv32 = malloc(r->nfreq * sizeof *r->inv32);
 	r->freq = malloc(r->nfreq * sizeof *r->freq);
-	if (!r->inv || !r->inv32 || !r->freq)
+	if (!r->inv32 || !r->freq)
 		return pe_fail(err, PE_ERR_NOMEM, "out of memory");
-	compute_exact(r);
-	if (q->precision == PE_ROPE_FLOAT32) {
-		compute_float32(r);
-	} else {
-		for (j = 0; j < r->nfreq; j++)
-			r->inv32[j] = (float)r->inv[j];
+	/* the step table: 2 PE_ROPE_STEP doubles per frequency, 32 MiB at most */
+	if (q->precision == PE_ROPE_EXACT && r->nfreq <= ((size_t)1 << 15)) {
+		r->step = malloc(r->nfreq * PE_ROPE_STEP * 2 * sizeof *r->step);
+		r->step_e = malloc(r->nfreq * sizeof *r->step_e);
+		r->step_freq = malloc(r->nfreq * sizeof *r->step_freq);
+		if (!r->step || !r->step_e || !r->step_freq)
+			return pe_fail(err, PE_ERR_NOMEM, "out of memory");
 	}
+	compute_exact(r, pe_angle_bits(q->offset, last));
+	if (q->precision == PE_ROPE_FLOAT32)
+		compute_float32(r);
 	if (q->scaling == PE_ROPE_DYNAMIC && !isfinite(r->dynamic_theta))
 		return pe_fail(err, PE_ERR_USAGE,
 			       "--factor %g with sequence length %llu and --original-max-positions %llu makes the dynamic base theta * (factor L / L0 - (factor - 1))^(R/(R-2)) overflow",
@@ -341,8 +414,8 @@ int pe_rope_init(struct pe_rope *r, const struct pe_rope_params *p, struct pe_er
 			       "the attention factor (%g) is beyond float32's range: check --factor, --mscale, --mscale-all-dim and --original-max-positions",
 			       r->attention);
 	for (j = 0; j < r->nfreq; j++) {
-		if (!(r->inv[j] <= fmax))
-			fmax = r->inv[j];
+		if (!(r->freq[j].f <= fmax))
+			fmax = r->freq[j].f;
 		if (!((long double)r->inv32[j] <= fmax))
 			fmax = (long double)r->inv32[j];
 	}
@@ -352,23 +425,6 @@ int pe_rope_init(struct pe_rope *r, const struct pe_rope_params *p, struct pe_er
 			       q->theta, q->scaling == PE_ROPE_NONE ? "" : " with this scaling", (double)fmax,
 			       (long long)(-q->offset > last ? q->offset : last),
 			       q->scaling == PE_ROPE_NONE ? "" : " or the scaling factors");
-	bits = pe_angle_bits(q->offset, last);
-	for (j = 0; j < r->nfreq; j++)
-		pe_freq_init(&r->freq[j], r->inv[j], bits);
-	if (q->precision == PE_ROPE_EXACT && r->nfreq <= ((size_t)1 << 16)) {
-		struct pe_freq fr;
-		size_t b;
-
-		r->step = malloc(r->nfreq * PE_ROPE_STEP * 2 * sizeof *r->step);
-		if (!r->step)
-			return pe_fail(err, PE_ERR_NOMEM, "out of memory");
-		for (j = 0; j < r->nfreq; j++) {
-			pe_freq_init(&fr, r->inv[j], pe_angle_bits(0, PE_ROPE_STEP));
-			for (b = 0; b < PE_ROPE_STEP; b++)
-				pe_sincos_pf(&fr, (int64_t)b, &r->step[(j * PE_ROPE_STEP + b) * 2],
-					     &r->step[(j * PE_ROPE_STEP + b) * 2 + 1]);
-		}
-	}
 	for (t = 0; t < 4; t++) {
 		r->view[t].rope = r;
 		r->view[t].table = (enum pe_rope_table)t;
@@ -378,12 +434,14 @@ int pe_rope_init(struct pe_rope *r, const struct pe_rope_params *p, struct pe_er
 
 void pe_rope_free(struct pe_rope *r)
 {
-	free(r->inv);
 	free(r->inv32);
 	free(r->freq);
 	free(r->step);
+	free(r->step_e);
+	free(r->step_freq);
 	r->step = NULL;
-	r->inv = NULL;
+	r->step_e = NULL;
+	r->step_freq = NULL;
 	r->inv32 = NULL;
 	r->freq = NULL;
 }
@@ -411,29 +469,83 @@ static void put(float *row, size_t j, size_t half, enum pe_rope_layout layout, f
 	}
 }
 
+/* pe_f32_sure for a step value y = att x with the relative forms of the
+ * bounds (core/angle.h): the four inputs within rel |v| + abs, the products'
+ * sum P = |cA cB| + |sA sB| (or |sA cB| + |cA sB|), so x within
+ * (rel_a + rel_t + 2^-53) (1 + 2^-40) P + 2 (abs_a + abs_t) (1 + 2^-40)
+ * + 2^-53 |x|; y adds 2^-53 |y|, pe_f32_sure's margin 2^-52 |y| */
+static int step_sure_fine(const struct pe_freq *a, const struct pe_freq *t, double y, double pr,
+			  double att, float *out)
+{
+	return pe_f32_sure(y, att * ((a->rel + t->rel + 0x1p-52) * pr +
+				     2 * (a->abs + t->abs) * (1 + 0x1p-39)) +
+				      0x1p-50 * fabs(y) + 0x1p-1073,
+			   out);
+}
+
+/*
+ * The m values att (cA cB - sA sB) (want_cos) or att (sA cB + cA sB) of one
+ * frequency, B = b inv for b < m, rounded to float32 in v[]; returns 0 when
+ * pe_f32_sure settles every one of them, else 1.  Kept apart from the rare
+ * exact recomputation so this loop stays free of calls, and tested as
+ * pe_f32_sure does but in float arithmetic: fl(y + e) - fl(y - e) is 0 or
+ * positive (rounding is monotonic), so their sum is 0 exactly when every
+ * pair agrees -- up to the sign of a zero, which cannot differ unless
+ * 2 e < 2^-149: then every value counts as open.
+ */
+static int step_values(const double *t, size_t m, double sa, double ca, double att, double e,
+		       int want_cos, float *v)
+{
+	float open = 0;
+	size_t i;
+
+	for (i = 0; i < m; i++) {
+		double x = want_cos ? ca * t[2 * i + 1] - sa * t[2 * i]
+				    : sa * t[2 * i + 1] + ca * t[2 * i];
+		double y = x * att;
+
+		v[i] = (float)(y - e);
+		open += (float)(y + e) - v[i];
+	}
+	return open != 0 || !(e >= 0x1p-140);
+}
+
 /* exact cos/sin: one exact angle per PE_ROPE_STEP rows, the rest by
- * sin(A + B) = sA cB + cA sB, cos(A + B) = cA cB - sA sB */
+ * sin(A + B) = sA cB + cA sB, cos(A + B) = cA cB - sA sB, rounded when
+ * pe_f32_sure can (r->step_e), else recomputed exactly */
 static int fill_steps(const struct pe_rope_view *v, uint64_t r0, size_t nrows, void *out)
 {
 	const struct pe_rope *r = v->rope;
 	size_t n = r->nfreq, R = (size_t)r->p.rotary_dim, i0, m, j, b;
 	enum pe_rope_layout layout = r->p.layout;
 	int want_cos = v->table == PE_ROPE_COS;
-	double sa, ca, x, att = r->attention;
+	double sa, ca, att = r->attention;
 	const double *t;
-	float *o = out, val;
+	float *o = out, val[PE_ROPE_STEP];
+	int64_t pos;
 
 	for (i0 = 0; i0 < nrows; i0 += PE_ROPE_STEP) {
 		m = nrows - i0 < PE_ROPE_STEP ? nrows - i0 : PE_ROPE_STEP;
+		pos = r->p.offset + (int64_t)(r0 + i0);
 		for (j = 0; j < n; j++) {
-			pe_sincos_pf(&r->freq[j], r->p.offset + (int64_t)(r0 + i0), &sa, &ca);
+			pe_sincos_pf(&r->freq[j], pos, &sa, &ca);
 			t = r->step + j * PE_ROPE_STEP * 2;
-			for (b = 0; b < m; b++) {
-				x = want_cos ? ca * t[2 * b + 1] - sa * t[2 * b]
-					     : sa * t[2 * b + 1] + ca * t[2 * b];
-				val = (float)(x * att);
-				put(o + (i0 + b) * R, j, n, layout, val);
+			if (step_values(t, m, sa, ca, att, r->step_e[j], want_cos, val)) {
+				for (b = 0; b < m; b++) {
+					double x = want_cos ? ca * t[2 * b + 1] - sa * t[2 * b]
+							    : sa * t[2 * b + 1] + ca * t[2 * b];
+					double pr = want_cos ? fabs(ca * t[2 * b + 1]) + fabs(sa * t[2 * b])
+							     : fabs(sa * t[2 * b + 1]) + fabs(ca * t[2 * b]);
+
+					if (!pe_f32_sure(x * att, r->step_e[j], &val[b]) &&
+					    !step_sure_fine(&r->freq[j], &r->step_freq[j], x * att, pr, att,
+							    &val[b]))
+						val[b] = pe_sincos_pf_f32(&r->freq[j], pos + (int64_t)b,
+									  want_cos, att);
+				}
 			}
+			for (b = 0; b < m; b++)
+				put(o + (i0 + b) * R, j, n, layout, val[b]);
 		}
 	}
 	return 0;
@@ -445,8 +557,8 @@ int pe_rope_fill(const void *ctx, uint64_t r0, size_t nrows, void *out, struct p
 	const struct pe_rope *r = v->rope;
 	enum pe_rope_layout layout = r->p.layout;
 	size_t n = r->nfreq, R = (size_t)r->p.rotary_dim, i, j;
-	int f32 = r->p.precision == PE_ROPE_FLOAT32;
-	float *row, ang;
+	int f32 = r->p.precision == PE_ROPE_FLOAT32, want_cos = v->table == PE_ROPE_COS;
+	float *row, ang, val;
 	double s, c, x;
 	int64_t pos;
 
@@ -470,17 +582,22 @@ int pe_rope_fill(const void *ctx, uint64_t r0, size_t nrows, void *out, struct p
 					put(row, j, n, layout, ang);
 					continue;
 				}
-				x = v->table == PE_ROPE_COS ? cos((double)ang) : sin((double)ang);
+				x = want_cos ? cos((double)ang) : sin((double)ang);
 				put(row, j, n, layout, f_mul((float)x, r->attention32));
 				continue;
 			}
 			if (v->table == PE_ROPE_ANGLES) {
-				put(row, j, n, layout, (float)((long double)pos * r->inv[j]));
+				put(row, j, n, layout, pe_angle_pf_f32(&r->freq[j], pos));
 				continue;
 			}
+			/* att (s or c) within att err + 2^-53 |y|: pe_f32_sure's
+			 * margin as in step_margin */
 			pe_sincos_pf(&r->freq[j], pos, &s, &c);
-			put(row, j, n, layout,
-			    (float)((v->table == PE_ROPE_COS ? c : s) * r->attention));
+			x = (want_cos ? c : s) * r->attention;
+			if (!pe_f32_sure(x, r->attention * (r->freq[j].err + 0x1p-50) + 0x1p-1073, &val) &&
+			    !pe_sincos_sure_fine(&r->freq[j], x, r->attention, &val))
+				val = pe_sincos_pf_f32(&r->freq[j], pos, want_cos, r->attention);
+			put(row, j, n, layout, val);
 		}
 	}
 	return 0;

@@ -33,9 +33,11 @@
  *   angles    n x R, p * inv_j in the same layout, without the attention factor
  *   inv_freq  R/2 values (a 1-D tensor)
  *
- * Precision.  PE_ROPE_EXACT: every inv_j in long double from the formula,
- * sin/cos of the exact angle (core/angle.h), times the attention factor in
- * double, rounded once to float32.  PE_ROPE_FLOAT32 emulates the float32
+ * Precision.  PE_ROPE_EXACT: every inv_j the real number of the formula,
+ * computed in 256-bit arithmetic (core/mp.h); cos/sin tables hold the
+ * correctly rounded float32 of attention * cos/sin(p inv_j) (attention the
+ * double below), angles that of p inv_j, inv_freq that of inv_j
+ * (core/angle.h).  PE_ROPE_FLOAT32 emulates the float32
  * pipeline of transformers on the CPU operation by operation (each float32
  * operation correctly rounded; pow, cos and sin of float32 arguments
  * computed in double and rounded), so a table matches a model's own
@@ -68,8 +70,9 @@ enum pe_rope_precision { PE_ROPE_EXACT, PE_ROPE_FLOAT32 };
 /* Rows per exactly computed angle in the exact cos/sin tables: position
  * P + b uses sin/cos(P inv) (core/angle.h) combined with a precomputed
  * sin/cos(b inv) by the addition formulas, which costs two double
- * roundings (~2^-52) instead of a sincos call per value. */
-#define PE_ROPE_STEP 32
+ * roundings (~2^-52) instead of a sincos call per value; the rare value
+ * this leaves near a float32 rounding boundary is recomputed exactly. */
+#define PE_ROPE_STEP 64
 
 struct pe_rope_params {
 	uint64_t positions;		/* n >= 1 */
@@ -104,11 +107,12 @@ struct pe_rope_view {
 struct pe_rope {
 	struct pe_rope_params p;
 	size_t nfreq;			/* R / 2 */
-	long double *inv;		/* exact inv_freq (nfreq) */
-	float *inv32;			/* float32 inv_freq: emulated, or inv rounded */
-	struct pe_freq *freq;		/* prepared exact frequencies */
+	float *inv32;			/* float32 inv_freq: emulated, or exact rounded */
+	struct pe_freq *freq;		/* the exact inv_freq, prepared (core/angle.h) */
 	double *step;			/* exact mode: sin, cos of b inv_j for
 					 * b < PE_ROPE_STEP, per j (or NULL) */
+	double *step_e;			/* pe_f32_sure's margin for step values, per j */
+	struct pe_freq *step_freq;	/* the step table's frequencies (their bounds) */
 	double attention;		/* resolved attention factor */
 	float attention32;		/* (float)attention, float32 mode */
 	uint64_t seq_len;		/* resolved (dynamic, longrope) */

@@ -31,31 +31,55 @@ void pe_sinusoidal_defaults(struct pe_sinusoidal_params *p, enum pe_sin_preset p
 	p->padding_idx = -1;
 }
 
-long double pe_sinusoidal_freq(const struct pe_sinusoidal *s, size_t k)
+double pe_sinusoidal_freq(const struct pe_sinusoidal *s, size_t k)
 {
-	const struct pe_sinusoidal_params *p = &s->p;
-	long double h = (long double)(p->dim / 2);
+	return s->freq[k].f;
+}
 
+/* Frequency k is a q^k for every preset:
+ *   vaswani, marian  base^(-2k/D)                  a = 1, q = e^(-2 ln(base) / D)
+ *   t2t              min e^(-k ln(max/min) / g)     a = min, q = e^(-(ln max - ln min) / g),
+ *                                                  g = max(h - 1, 1)
+ *   fairseq          e^(-k ln(base) / (h - 1))     a = 1, q = e^(-ln(base) / (h - 1))
+ * with h = floor(D/2); the exact real numbers, to 2^-240 (core/mp.h). */
+static void freq_series(const struct pe_sinusoidal_params *p, struct pe_mp *a, struct pe_mp *q)
+{
+	uint64_t h = p->dim / 2;
+	struct pe_mp t;
+
+	pe_mp_set_d(a, 1.0);
 	switch (p->preset) {
 	case PE_SIN_T2T:
-		/* tensor2tensor get_timing_signal_1d, guard max(h-1, 1) */
-		return (long double)p->min_timescale *
-		       expl(-(long double)k *
-			    logl((long double)p->max_timescale / (long double)p->min_timescale) /
-			    (h - 1 > 1 ? h - 1 : 1));
+		pe_mp_set_d(a, p->min_timescale);
+		pe_mp_log(q, a);
+		pe_mp_set_d(&t, p->max_timescale);
+		pe_mp_log(&t, &t);
+		pe_mp_sub(q, q, &t);
+		pe_mp_div_u64(q, q, h > 2 ? h - 1 : 1);
+		break;
 	case PE_SIN_FAIRSEQ:
-		return expl(-(long double)k * logl((long double)p->base) / (h - 1));
+		pe_mp_set_d(&t, p->base);
+		pe_mp_log(q, &t);
+		q->sign = -q->sign;
+		pe_mp_div_u64(q, q, h - 1);
+		break;
 	case PE_SIN_VASWANI:
 	case PE_SIN_MARIAN:
+		pe_mp_set_d(&t, p->base);
+		pe_mp_log(q, &t);
+		q->sign = -q->sign;
+		pe_mp_mul_2exp(q, q, 1);
+		pe_mp_div_u64(q, q, p->dim);
 		break;
 	}
-	return powl((long double)p->base, -2.0L * (long double)k / (long double)p->dim);
+	pe_mp_exp(q, q);
 }
 
 int pe_sinusoidal_init(struct pe_sinusoidal *s, const struct pe_sinusoidal_params *p,
 		       struct pe_error *err)
 {
 	int64_t first, last;
+	struct pe_mp f, q;
 	size_t k;
 	int bits;
 	long double fmax = 0;
@@ -122,9 +146,12 @@ int pe_sinusoidal_init(struct pe_sinusoidal *s, const struct pe_sinusoidal_param
 		for (k = 0; k < s->nfreq; k++)
 			s->div32[k] = (float)exp((double)(float)((double)(float)(2 * k) * (double)c));
 	}
+	freq_series(p, &f, &q);
 	for (k = 0; k < s->nfreq; k++) {
-		if (!(pe_sinusoidal_freq(s, k) <= fmax))
-			fmax = pe_sinusoidal_freq(s, k);
+		pe_freq_init(&s->freq[k], &f, bits);
+		pe_mp_mul(&f, &f, &q);
+		if (!(s->freq[k].f <= fmax))
+			fmax = s->freq[k].f;
 		if (s->div32 && !((long double)s->div32[k] <= fmax))
 			fmax = (long double)s->div32[k];
 	}
@@ -136,8 +163,6 @@ int pe_sinusoidal_init(struct pe_sinusoidal *s, const struct pe_sinusoidal_param
 			       (long long)(-first > last ? first : last),
 			       p->preset == PE_SIN_T2T ? "lower --min-timescale"
 						       : "raise --base");
-	for (k = 0; k < s->nfreq; k++)
-		pe_freq_init(&s->freq[k], pe_sinusoidal_freq(s, k), bits);
 	return 0;
 }
 
@@ -162,7 +187,7 @@ int pe_sinusoidal_fill(const void *ctx, uint64_t r0, size_t nrows, void *out,
 {
 	const struct pe_sinusoidal *s = ctx;
 	size_t dim = (size_t)s->p.dim, r, k;
-	float *row;
+	float *row, fs, fc;
 	int64_t pos;
 	double sv, cv;
 
@@ -181,22 +206,32 @@ int pe_sinusoidal_fill(const void *ctx, uint64_t r0, size_t nrows, void *out,
 		/* zero tail first: t2t/fairseq with odd D */
 		memset(row + s->nsin + s->ncos, 0, (dim - s->nsin - s->ncos) * sizeof *row);
 		for (k = 0; k < s->nfreq; k++) {
+			const struct pe_freq *fr = &s->freq[k];
+
 			if (s->div32) {
 				double angle = (double)(float)((double)(float)pos * (double)s->div32[k]);
 
-				sv = sin(angle);
-				cv = cos(angle);
+				fs = (float)sin(angle);
+				fc = (float)cos(angle);
 			} else {
-				pe_sincos_pf(&s->freq[k], pos, &sv, &cv);
+				/* correctly rounded: the rare value pe_f32_sure leaves
+				 * open is recomputed exactly (core/angle.h) */
+				pe_sincos_pf(fr, pos, &sv, &cv);
+				if (!pe_f32_sure(sv, fr->e32, &fs) &&
+				    !pe_sincos_sure_fine(fr, sv, 1.0, &fs))
+					fs = pe_sincos_pf_f32(fr, pos, 0, 1.0);
+				if (!pe_f32_sure(cv, fr->e32, &fc) &&
+				    !pe_sincos_sure_fine(fr, cv, 1.0, &fc) && k < s->ncos)
+					fc = pe_sincos_pf_f32(fr, pos, 1, 1.0);
 			}
 			if (s->layout == PE_LAYOUT_INTERLEAVED) {
-				row[2 * k] = (float)sv;
+				row[2 * k] = fs;
 				if (k < s->ncos)
-					row[2 * k + 1] = (float)cv;
+					row[2 * k + 1] = fc;
 			} else {
-				row[k] = (float)sv;
+				row[k] = fs;
 				if (k < s->ncos)
-					row[s->nsin + k] = (float)cv;
+					row[s->nsin + k] = fc;
 			}
 		}
 	}

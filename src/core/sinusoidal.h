@@ -15,8 +15,9 @@
  * with a fairseq padding index P the table has n + P + 1 rows, row r holds
  * position r, and row P is zero, as fairseq builds it.
  *
- * Values are computed from long-double frequencies with exact angles
- * (core/angle.h) in double and rounded once to float.
+ * Values are the correctly rounded float32 of the exact sin and cos: the
+ * frequencies in 256-bit arithmetic, the angles exact, the rare value
+ * near a rounding boundary recomputed (core/angle.h).
  *
  * float32 (vaswani, interleaved only) instead reproduces the PyTorch
  * tutorial's PositionalEncoding, a float32 pipeline: c = fl(-ln(base)/D),
@@ -77,8 +78,8 @@ int pe_sinusoidal_init(struct pe_sinusoidal *s, const struct pe_sinusoidal_param
 		       struct pe_error *err);
 void pe_sinusoidal_free(struct pe_sinusoidal *s);
 
-/* The exact frequency k (long double), for tests and meta. */
-long double pe_sinusoidal_freq(const struct pe_sinusoidal *s, size_t k);
+/* Frequency k of an initialised table, rounded to double. */
+double pe_sinusoidal_freq(const struct pe_sinusoidal *s, size_t k);
 
 /* A tensor (name "sinusoidal", rows x D, float32, parallel) reading s. */
 int pe_sinusoidal_tensor(const struct pe_sinusoidal *s, struct pe_tensor *t,

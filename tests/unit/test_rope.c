@@ -1,11 +1,13 @@
 /*
  * RoPE tables against closed forms computed here in long double (tolerance:
- * 1 float32 ulp for the exact mode; in practice every value is the
- * correctly rounded one), the worked YaRN / llama3 numbers of the research
+ * 1 float32 ulp for the exact mode; test_angle checks every value's
+ * correct rounding against MPFR), the exact frequencies against MPFR at
+ * 256 bits (to 2^-150), the worked YaRN / llama3 numbers of the research
  * notes (section 3.3), and invariants: cos^2 + sin^2 = attention^2, half vs
  * interleaved is a column permutation, linear scaling = positions / factor.
  */
 #include <math.h>
+#include <mpfr.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,6 +44,37 @@ static void init_ok(struct pe_rope *r, const struct pe_rope_params *p)
 
 	if (pe_rope_init(r, p, &err) != 0)
 		fail_msg("pe_rope_init: %s", err.msg);
+}
+
+/* |exact frequency j of r - want| / want (fr = f + r + r2, core/angle.h) */
+static double freq_err(const struct pe_rope *r, size_t j, mpfr_t want)
+{
+	const struct pe_freq *fr = &r->freq[j];
+	mpfr_t t;
+	double e;
+
+	mpfr_init2(t, 256);
+	mpfr_set_d(t, fr->f, MPFR_RNDN);
+	mpfr_add_d(t, t, fr->r, MPFR_RNDN);
+	mpfr_add_d(t, t, fr->r2, MPFR_RNDN);
+	mpfr_sub(t, t, want, MPFR_RNDN);
+	mpfr_div(t, t, want, MPFR_RNDN);
+	e = fabs(mpfr_get_d(t, MPFR_RNDN));
+	mpfr_clear(t);
+	return e;
+}
+
+/* r = b^(num / den) */
+static void mp_pow(mpfr_t r, double b, long num, long den)
+{
+	mpfr_t t;
+
+	mpfr_init2(t, 256);
+	mpfr_set_d(t, b, MPFR_RNDN);
+	mpfr_set_si(r, num, MPFR_RNDN);
+	mpfr_div_si(r, r, den, MPFR_RNDN);
+	mpfr_pow(r, t, r, MPFR_RNDN);
+	mpfr_clear(t);
 }
 
 static void test_golden_d4(void **state)
@@ -177,7 +210,8 @@ static void test_linear_is_positions_over_factor(void **state)
 		for (j = 0; j < 64; j++)
 			assert_true(pe_ulp_diff(a[4 * i * 64 + j], b[i * 64 + j]) <= 1);
 	for (j = 0; j < 32; j++)
-		assert_close((double)lin.inv[j], (double)base.inv[j] / 4, 0, 1e-18);
+		assert_true(lin.freq[j].f == base.freq[j].f / 4 && lin.freq[j].r == base.freq[j].r / 4 &&
+			    lin.freq[j].r2 == base.freq[j].r2 / 4);
 	free(a);
 	free(b);
 	pe_rope_free(&lin);
@@ -189,27 +223,31 @@ static void test_yarn_worked(void **state)
 {
 	struct pe_rope_params p = params(1, 128);
 	struct pe_rope r;
-	long double inv0;
+	mpfr_t inv0, want;
 	size_t j;
 
 	(void)state;
-	PE_NEED_EXTENDED_LONG_DOUBLE();	/* frequencies to 1e-17 */
 	p.scaling = PE_ROPE_YARN;
 	p.factor = 4;
 	p.original_max = 4096;
 	init_ok(&r, &p);
 	assert_true(r.yarn_low == 20 && r.yarn_high == 46);
 	assert_close(r.attention, 1.1386294361, 1e-10, 0);
+	mpfr_inits2(256, inv0, want, (mpfr_ptr)0);
 	for (j = 0; j < 64; j++) {
-		long double ramp = ((long double)j - 20) / 26;
+		/* inv0 / 4 ramp + inv0 (1 - ramp), ramp = clamp((j - 20) / 26) */
+		long num = (long)j - 20 < 0 ? 0 : (long)j - 20 > 26 ? 26 : (long)j - 20;
 
-		ramp = ramp < 0 ? 0 : ramp > 1 ? 1 : ramp;
-		inv0 = powl(10000.0L, -(long double)(2 * j) / 128);
-		assert_close((double)r.inv[j], (double)(inv0 / 4 * ramp + inv0 * (1 - ramp)), 0,
-			     1e-17);
+		mp_pow(inv0, 10000.0, -2 * (long)j, 128);
+		mpfr_mul_si(want, inv0, 4 * 26 - 3 * num, MPFR_RNDN);
+		mpfr_div_ui(want, want, 4 * 26, MPFR_RNDN);
+		assert_true(freq_err(&r, j, want) < 0x1p-150);
 	}
-	inv0 = powl(10000.0L, -66.0L / 128);
-	assert_close((double)r.inv[33], (double)(inv0 * 0.625L), 0, 1e-17);
+	/* j = 33: ramp 1/2, inv0 * 0.625 */
+	mp_pow(inv0, 10000.0, -66, 128);
+	mpfr_mul_d(want, inv0, 0.625, MPFR_RNDN);
+	assert_true(freq_err(&r, 33, want) < 0x1p-150);
+	mpfr_clears(inv0, want, (mpfr_ptr)0);
 	pe_rope_free(&r);
 
 	/* without truncation the range stays fractional: 20.94 .. 45.03 */
@@ -237,6 +275,7 @@ static void test_llama3_bands(void **state)
 {
 	struct pe_rope_params p = params(1, 128);
 	struct pe_rope r;
+	mpfr_t inv0, want;
 	size_t j, hi = 0, lo = 0, mid = 0;
 
 	(void)state;
@@ -245,22 +284,33 @@ static void test_llama3_bands(void **state)
 	p.factor = 8;
 	p.original_max = 8192;
 	init_ok(&r, &p);
+	mpfr_inits2(256, inv0, want, (mpfr_ptr)0);
 	for (j = 0; j < 64; j++) {
-		long double inv0 = powl(500000.0L, -(long double)(2 * j) / 128);
-		long double lambda = 2 * 3.14159265358979323846264L / inv0, s;
-
-		if (r.inv[j] == inv0) {
+		mp_pow(inv0, 500000.0, -2 * (long)j, 128);
+		mpfr_div_ui(want, inv0, 8, MPFR_RNDN);
+		if (freq_err(&r, j, inv0) < 0x1p-150) {
 			hi++;
-		} else if (r.inv[j] == inv0 / 8) {
+		} else if (freq_err(&r, j, want) < 0x1p-150) {
 			lo++;
 		} else {
+			/* s = (8192 / lambda - 1) / 3, lambda = 2 pi / inv0;
+			 * (1 - s) inv0 / 8 + s inv0 = inv0 (1 + 7 s) / 8 */
 			mid++;
-			s = (8192 / lambda - 1) / 3;
-			assert_true(s > 0 && s < 1);
-			assert_close((double)r.inv[j], (double)((1 - s) * inv0 / 8 + s * inv0), 0,
-				     1e-17);
+			mpfr_const_pi(want, MPFR_RNDN);
+			mpfr_mul_2ui(want, want, 1, MPFR_RNDN);
+			mpfr_div(want, inv0, want, MPFR_RNDN);
+			mpfr_mul_ui(want, want, 8192, MPFR_RNDN);
+			mpfr_sub_ui(want, want, 1, MPFR_RNDN);
+			mpfr_div_ui(want, want, 3, MPFR_RNDN);
+			assert_true(mpfr_cmp_ui(want, 0) > 0 && mpfr_cmp_ui(want, 1) < 0);
+			mpfr_mul_ui(want, want, 7, MPFR_RNDN);
+			mpfr_add_ui(want, want, 1, MPFR_RNDN);
+			mpfr_mul(want, want, inv0, MPFR_RNDN);
+			mpfr_div_ui(want, want, 8, MPFR_RNDN);
+			assert_true(freq_err(&r, j, want) < 0x1p-150);
 		}
 	}
+	mpfr_clears(inv0, want, (mpfr_ptr)0);
 	assert_int_equal(hi, 29);
 	assert_int_equal(mid, 6);
 	assert_int_equal(lo, 29);
@@ -271,22 +321,30 @@ static void test_dynamic(void **state)
 {
 	struct pe_rope_params p = params(2048, 64);
 	struct pe_rope r;
-	long double b;
+	mpfr_t b, want;
 
 	(void)state;
 	p.scaling = PE_ROPE_DYNAMIC;
 	p.factor = 2;
 	p.original_max = 2048;
 	init_ok(&r, &p);
+	mpfr_inits2(256, b, want, (mpfr_ptr)0);
 	/* seq_len = 2048 <= L0: unscaled, as HF before the sequence grows */
 	assert_true(r.dynamic_theta == 10000.0);
-	assert_true(r.inv[1] == powl(10000.0L, -2.0L / 64));
+	mp_pow(want, 10000.0, -2, 64);
+	assert_true(freq_err(&r, 1, want) < 0x1p-150);
 	pe_rope_free(&r);
 	p.seq_len = 8192;
 	init_ok(&r, &p);
-	b = 10000.0L * powl(2.0L * 8192 / 2048 - 1, 64.0L / 62);
-	assert_close(r.dynamic_theta, (double)b, 0, 1e-15);
-	assert_close((double)r.inv[5], (double)powl(b, -10.0L / 64), 0, 1e-17);
+	/* b = 1e4 (2 8192 / 2048 - 1)^(64/62) = 1e4 7^(32/31); inv_5 = b^(-10/64) */
+	mp_pow(b, 7.0, 32, 31);
+	mpfr_mul_ui(b, b, 10000, MPFR_RNDN);
+	assert_close(r.dynamic_theta, mpfr_get_d(b, MPFR_RNDN), 0, 1e-15);
+	mpfr_set_si(want, -10, MPFR_RNDN);
+	mpfr_div_ui(want, want, 64, MPFR_RNDN);
+	mpfr_pow(want, b, want, MPFR_RNDN);
+	assert_true(freq_err(&r, 5, want) < 0x1p-150);
+	mpfr_clears(b, want, (mpfr_ptr)0);
 	pe_rope_free(&r);
 }
 
@@ -308,13 +366,13 @@ static void test_longrope(void **state)
 	assert_false(r.use_long);
 	assert_close(r.attention, sqrt(1 + log(32.0) / log(4096.0)), 0, 1e-15);
 	for (j = 0; j < 4; j++)
-		assert_close((double)r.inv[j], 1 / (sf[j] * pow(10000.0, 2.0 * j / 8)), 0, 1e-15);
+		assert_close(r.freq[j].f, 1 / (sf[j] * pow(10000.0, 2.0 * j / 8)), 0, 1e-15);
 	pe_rope_free(&r);
 	p.seq_len = 4097;
 	init_ok(&r, &p);
 	assert_true(r.use_long);
 	for (j = 0; j < 4; j++)
-		assert_close((double)r.inv[j], 1 / (lf[j] * pow(10000.0, 2.0 * j / 8)), 0, 1e-15);
+		assert_close(r.freq[j].f, 1 / (lf[j] * pow(10000.0, 2.0 * j / 8)), 0, 1e-15);
 	pe_rope_free(&r);
 }
 
@@ -336,7 +394,7 @@ static void test_float32_emulation(void **state)
 		float hf = 1.0f / pe_f32_pow(10000.0f, (float)(2 * j) / 128.0f);
 
 		assert_true(f.inv32[j] == hf);
-		assert_true(pe_ulp_diff(f.inv32[j], (float)ex.inv[j]) <= 1);
+		assert_true(pe_ulp_diff(f.inv32[j], ex.inv32[j]) <= 1);
 	}
 	a = table(&ex, PE_ROPE_COS);
 	b = table(&f, PE_ROPE_COS);

@@ -193,7 +193,7 @@ static void test_long_table_correctly_rounded(void **state)
 	size_t i;
 
 	(void)state;
-	PE_NEED_EXTENDED_LONG_DOUBLE();	/* correct rounding needs the long-double frequencies */
+	PE_NEED_EXTENDED_LONG_DOUBLE();	/* the reference is long double */
 	for (i = 0; i < sizeof starts / sizeof starts[0]; i++) {
 		p.positions = 512;
 		p.offset = starts[i];
