@@ -204,3 +204,102 @@ float pe_angle_pf_f32(const struct pe_freq *fr, int64_t p)
 	mp_angle(fr, p, &m);
 	return mp_round_f32(&m, fabs(a) * 0x1p-150);
 }
+
+/* The step kernels (angle.h, PE_STEP). */
+
+/* margin of pe_f32_sure for a step value att (cA cB - sA sB): each of the
+ * four sin/cos within its err (anchor E_a, step E_t), so the sum within
+ * 2 (E_a + E_t) (1 + 2^-40) + 2^-51 (two products and a sum rounded);
+ * the product with att adds 2^-53 |y|, pe_f32_sure's margin 2^-52 |y|,
+ * |y| <= 1.01 att: both within att 2^-50; and 2^-1073 in case att's
+ * product underflows */
+static double step_margin(double att, double ea, double et)
+{
+	return att * (2 * (ea + et) * (1 + 0x1p-40) + 0x1p-51 + 0x1p-50) + 0x1p-1073;
+}
+
+/* pe_f32_sure for a step value y = att x with the relative forms of the
+ * bounds (core/angle.h): the four inputs within rel |v| + abs, the products'
+ * sum P = |cA cB| + |sA sB| (or |sA cB| + |cA sB|), so x within
+ * (rel_a + rel_t + 2^-53) (1 + 2^-40) P + 2 (abs_a + abs_t) (1 + 2^-40)
+ * + 2^-53 |x|; y adds 2^-53 |y|, pe_f32_sure's margin 2^-52 |y| */
+static int step_sure_fine(const struct pe_freq *a, const struct pe_freq *t, double y, double pr,
+			  double att, float *out)
+{
+	return pe_f32_sure(y, att * ((a->rel + t->rel + 0x1p-52) * pr +
+				     2 * (a->abs + t->abs) * (1 + 0x1p-39)) +
+				      0x1p-50 * fabs(y) + 0x1p-1073,
+			   out);
+}
+
+/*
+ * The m values att (cA cB - sA sB) (want_cos) or att (sA cB + cA sB) of one
+ * frequency, B = b inv for b < m, rounded to float32 in v[]; returns 0 when
+ * pe_f32_sure settles every one of them, else 1.  Kept apart from the rare
+ * exact recomputation so this loop stays free of calls, and tested as
+ * pe_f32_sure does, bit for bit (two zeros of different signs count as
+ * open); a margin below 2^-140 leaves every value open.
+ */
+static int step_values(const double *t, size_t m, double sa, double ca, double att, double e,
+		       int want_cos, float *v)
+{
+	uint32_t open = 0, bl, bh;
+	size_t i;
+	float hi;
+
+	/* two loops without a branch or call inside, and an OR of the bit
+	 * differences (not a float sum) as the test, so they vectorise */
+	if (want_cos) {
+		for (i = 0; i < m; i++) {
+			double y = (ca * t[2 * i + 1] - sa * t[2 * i]) * att;
+
+			v[i] = (float)(y - e);
+			hi = (float)(y + e);
+			memcpy(&bl, &v[i], sizeof bl);
+			memcpy(&bh, &hi, sizeof bh);
+			open |= bl ^ bh;
+		}
+	} else {
+		for (i = 0; i < m; i++) {
+			double y = (sa * t[2 * i + 1] + ca * t[2 * i]) * att;
+
+			v[i] = (float)(y - e);
+			hi = (float)(y + e);
+			memcpy(&bl, &v[i], sizeof bl);
+			memcpy(&bh, &hi, sizeof bh);
+			open |= bl ^ bh;
+		}
+	}
+	return open != 0 || !(e >= 0x1p-140);
+}
+
+double pe_step_init(struct pe_freq *tf, double *t, const struct pe_mp *f,
+		    const struct pe_freq *anchor, double att)
+{
+	size_t b;
+
+	pe_freq_init(tf, f, pe_angle_bits(0, PE_STEP));
+	for (b = 0; b < PE_STEP; b++)
+		pe_sincos_pf(tf, (int64_t)b, &t[2 * b], &t[2 * b + 1]);
+	return step_margin(att, anchor->err, tf->err);
+}
+
+void pe_step_fill(const struct pe_freq *anchor, const struct pe_freq *tf, const double *t,
+		  double e, int64_t pos, double sa, double ca, double att, int want_cos,
+		  size_t m, float *v)
+{
+	size_t b;
+
+	if (!step_values(t, m, sa, ca, att, e, want_cos, v))
+		return;
+	for (b = 0; b < m; b++) {
+		double x = want_cos ? ca * t[2 * b + 1] - sa * t[2 * b]
+				    : sa * t[2 * b + 1] + ca * t[2 * b];
+		double pr = want_cos ? fabs(ca * t[2 * b + 1]) + fabs(sa * t[2 * b])
+				     : fabs(sa * t[2 * b + 1]) + fabs(ca * t[2 * b]);
+
+		if (!pe_f32_sure(x * att, e, &v[b]) &&
+		    !step_sure_fine(anchor, tf, x * att, pr, att, &v[b]))
+			v[b] = pe_sincos_pf_f32(anchor, pos + (int64_t)b, want_cos, att);
+	}
+}

@@ -160,4 +160,27 @@ static inline int pe_sincos_sure_fine(const struct pe_freq *fr, double y, double
 			   out);
 }
 
+/*
+ * Rows per exactly computed angle in the step kernels (the cos/sin tables
+ * of rope's exact mode and the sinusoidal tables): position P + b uses
+ * sin/cos(P f) (pe_sincos_pf) combined with a precomputed sin/cos(b f) by
+ * the addition formulas, which costs two double roundings (~2^-52) instead
+ * of a sincos call per value; the rare value this leaves near a float32
+ * rounding boundary is recomputed exactly.
+ */
+#define PE_STEP 64
+
+/* The step table of frequency f: t[2b], t[2b+1] = sin, cos(b f) for
+ * b < PE_STEP, their bounds in *tf; anchor is f prepared for the table's
+ * positions.  Returns pe_f32_sure's margin for att times a step value. */
+double pe_step_init(struct pe_freq *tf, double *t, const struct pe_mp *f,
+		    const struct pe_freq *anchor, double att);
+
+/* v[b] = att sin((pos + b) f) (want_cos: cos) correctly rounded, b < m <=
+ * PE_STEP, from sa, ca = pe_sincos_pf(anchor, pos) and the step table t,
+ * e and tf from pe_step_init. */
+void pe_step_fill(const struct pe_freq *anchor, const struct pe_freq *tf, const double *t,
+		  double e, int64_t pos, double sa, double ca, double att, int want_cos,
+		  size_t m, float *v);
+
 #endif

@@ -160,17 +160,6 @@ static int check_params(const struct pe_rope_params *p, struct pe_error *err)
 	return 0;
 }
 
-/* margin of pe_f32_sure for fill_steps' att (cA cB - sA sB): each of the
- * four sin/cos within its err (anchor E_a, step E_t), so the sum within
- * 2 (E_a + E_t) (1 + 2^-40) + 2^-51 (two products and a sum rounded);
- * the product with att adds 2^-53 |y|, pe_f32_sure's margin 2^-52 |y|,
- * |y| <= 1.01 att: both within att 2^-50; and 2^-1073 in case att's
- * product underflows */
-static double step_margin(double att, double ea, double et)
-{
-	return att * (2 * (ea + et) * (1 + 0x1p-40) + 0x1p-51 + 0x1p-50) + 0x1p-1073;
-}
-
 /*
  * The exact inv_j as the real numbers of the formulas in rope.h, in
  * 256-bit arithmetic (core/mp.h): inv0_j = q^j with q = base^(-2/R), each
@@ -182,7 +171,7 @@ static void compute_exact(struct pe_rope *r, int bits)
 	const struct pe_rope_params *p = &r->p;
 	struct pe_mp base, q, inv0, inv, one, f, rf, t, u, twopi, x, lo, hi;
 	uint64_t R = p->rotary_dim;
-	size_t j, b;
+	size_t j;
 
 	pe_mp_set_d(&one, 1.0);
 	pe_mp_set_d(&f, p->factor > 0 ? p->factor : 1.0);
@@ -271,15 +260,9 @@ static void compute_exact(struct pe_rope *r, int bits)
 		if (p->precision != PE_ROPE_EXACT)
 			continue;
 		r->inv32[j] = pe_mp_to_f32(&inv);
-		if (r->step) {
-			struct pe_freq *fr = &r->step_freq[j];
-
-			pe_freq_init(fr, &inv, pe_angle_bits(0, PE_ROPE_STEP));
-			for (b = 0; b < PE_ROPE_STEP; b++)
-				pe_sincos_pf(fr, (int64_t)b, &r->step[(j * PE_ROPE_STEP + b) * 2],
-					     &r->step[(j * PE_ROPE_STEP + b) * 2 + 1]);
-			r->step_e[j] = step_margin(r->attention, r->freq[j].err, fr->err);
-		}
+		if (r->step)
+			r->step_e[j] = pe_step_init(&r->step_freq[j], r->step + j * PE_STEP * 2, &inv,
+						    &r->freq[j], r->attention);
 	}
 }
 
@@ -394,9 +377,9 @@ int pe_rope_init(struct pe_rope *r, const struct pe_rope_params *p, struct pe_er
 	r->freq = malloc(r->nfreq * sizeof *r->freq);
 	if (!r->inv32 || !r->freq)
 		return pe_fail(err, PE_ERR_NOMEM, "out of memory");
-	/* the step table: 2 PE_ROPE_STEP doubles per frequency, 32 MiB at most */
+	/* the step table: 2 PE_STEP doubles per frequency, 32 MiB at most */
 	if (q->precision == PE_ROPE_EXACT && r->nfreq <= ((size_t)1 << 15)) {
-		r->step = malloc(r->nfreq * PE_ROPE_STEP * 2 * sizeof *r->step);
+		r->step = malloc(r->nfreq * PE_STEP * 2 * sizeof *r->step);
 		r->step_e = malloc(r->nfreq * sizeof *r->step_e);
 		r->step_freq = malloc(r->nfreq * sizeof *r->step_freq);
 		if (!r->step || !r->step_e || !r->step_freq)
@@ -469,48 +452,7 @@ static void put(float *row, size_t j, size_t half, enum pe_rope_layout layout, f
 	}
 }
 
-/* pe_f32_sure for a step value y = att x with the relative forms of the
- * bounds (core/angle.h): the four inputs within rel |v| + abs, the products'
- * sum P = |cA cB| + |sA sB| (or |sA cB| + |cA sB|), so x within
- * (rel_a + rel_t + 2^-53) (1 + 2^-40) P + 2 (abs_a + abs_t) (1 + 2^-40)
- * + 2^-53 |x|; y adds 2^-53 |y|, pe_f32_sure's margin 2^-52 |y| */
-static int step_sure_fine(const struct pe_freq *a, const struct pe_freq *t, double y, double pr,
-			  double att, float *out)
-{
-	return pe_f32_sure(y, att * ((a->rel + t->rel + 0x1p-52) * pr +
-				     2 * (a->abs + t->abs) * (1 + 0x1p-39)) +
-				      0x1p-50 * fabs(y) + 0x1p-1073,
-			   out);
-}
-
-/*
- * The m values att (cA cB - sA sB) (want_cos) or att (sA cB + cA sB) of one
- * frequency, B = b inv for b < m, rounded to float32 in v[]; returns 0 when
- * pe_f32_sure settles every one of them, else 1.  Kept apart from the rare
- * exact recomputation so this loop stays free of calls, and tested as
- * pe_f32_sure does but in float arithmetic: fl(y + e) - fl(y - e) is 0 or
- * positive (rounding is monotonic), so their sum is 0 exactly when every
- * pair agrees -- up to the sign of a zero, which cannot differ unless
- * 2 e < 2^-149: then every value counts as open.
- */
-static int step_values(const double *t, size_t m, double sa, double ca, double att, double e,
-		       int want_cos, float *v)
-{
-	float open = 0;
-	size_t i;
-
-	for (i = 0; i < m; i++) {
-		double x = want_cos ? ca * t[2 * i + 1] - sa * t[2 * i]
-				    : sa * t[2 * i + 1] + ca * t[2 * i];
-		double y = x * att;
-
-		v[i] = (float)(y - e);
-		open += (float)(y + e) - v[i];
-	}
-	return open != 0 || !(e >= 0x1p-140);
-}
-
-/* exact cos/sin: one exact angle per PE_ROPE_STEP rows, the rest by
+/* exact cos/sin: one exact angle per PE_STEP rows, the rest by
  * sin(A + B) = sA cB + cA sB, cos(A + B) = cA cB - sA sB, rounded when
  * pe_f32_sure can (r->step_e), else recomputed exactly */
 static int fill_steps(const struct pe_rope_view *v, uint64_t r0, size_t nrows, void *out)
@@ -520,30 +462,16 @@ static int fill_steps(const struct pe_rope_view *v, uint64_t r0, size_t nrows, v
 	enum pe_rope_layout layout = r->p.layout;
 	int want_cos = v->table == PE_ROPE_COS;
 	double sa, ca, att = r->attention;
-	const double *t;
-	float *o = out, val[PE_ROPE_STEP];
+	float *o = out, val[PE_STEP];
 	int64_t pos;
 
-	for (i0 = 0; i0 < nrows; i0 += PE_ROPE_STEP) {
-		m = nrows - i0 < PE_ROPE_STEP ? nrows - i0 : PE_ROPE_STEP;
+	for (i0 = 0; i0 < nrows; i0 += PE_STEP) {
+		m = nrows - i0 < PE_STEP ? nrows - i0 : PE_STEP;
 		pos = r->p.offset + (int64_t)(r0 + i0);
 		for (j = 0; j < n; j++) {
 			pe_sincos_pf(&r->freq[j], pos, &sa, &ca);
-			t = r->step + j * PE_ROPE_STEP * 2;
-			if (step_values(t, m, sa, ca, att, r->step_e[j], want_cos, val)) {
-				for (b = 0; b < m; b++) {
-					double x = want_cos ? ca * t[2 * b + 1] - sa * t[2 * b]
-							    : sa * t[2 * b + 1] + ca * t[2 * b];
-					double pr = want_cos ? fabs(ca * t[2 * b + 1]) + fabs(sa * t[2 * b])
-							     : fabs(sa * t[2 * b + 1]) + fabs(ca * t[2 * b]);
-
-					if (!pe_f32_sure(x * att, r->step_e[j], &val[b]) &&
-					    !step_sure_fine(&r->freq[j], &r->step_freq[j], x * att, pr, att,
-							    &val[b]))
-						val[b] = pe_sincos_pf_f32(&r->freq[j], pos + (int64_t)b,
-									  want_cos, att);
-				}
-			}
+			pe_step_fill(&r->freq[j], &r->step_freq[j], r->step + j * PE_STEP * 2,
+				     r->step_e[j], pos, sa, ca, att, want_cos, m, val);
 			for (b = 0; b < m; b++)
 				put(o + (i0 + b) * R, j, n, layout, val[b]);
 		}

@@ -67,12 +67,8 @@ enum pe_rope_table { PE_ROPE_COS, PE_ROPE_SIN, PE_ROPE_INV_FREQ, PE_ROPE_ANGLES 
 enum pe_rope_layout { PE_ROPE_HALF, PE_ROPE_INTERLEAVED };
 enum pe_rope_precision { PE_ROPE_EXACT, PE_ROPE_FLOAT32 };
 
-/* Rows per exactly computed angle in the exact cos/sin tables: position
- * P + b uses sin/cos(P inv) (core/angle.h) combined with a precomputed
- * sin/cos(b inv) by the addition formulas, which costs two double
- * roundings (~2^-52) instead of a sincos call per value; the rare value
- * this leaves near a float32 rounding boundary is recomputed exactly. */
-#define PE_ROPE_STEP 64
+/* Rows per exactly computed angle in the exact cos/sin tables (core/angle.h) */
+#define PE_ROPE_STEP PE_STEP
 
 struct pe_rope_params {
 	uint64_t positions;		/* n >= 1 */
@@ -110,7 +106,7 @@ struct pe_rope {
 	float *inv32;			/* float32 inv_freq: emulated, or exact rounded */
 	struct pe_freq *freq;		/* the exact inv_freq, prepared (core/angle.h) */
 	double *step;			/* exact mode: sin, cos of b inv_j for
-					 * b < PE_ROPE_STEP, per j (or NULL) */
+					 * b < PE_STEP, per j (or NULL) */
 	double *step_e;			/* pe_f32_sure's margin for step values, per j */
 	struct pe_freq *step_freq;	/* the step table's frequencies (their bounds) */
 	double attention;		/* resolved attention factor */

@@ -146,9 +146,21 @@ int pe_sinusoidal_init(struct pe_sinusoidal *s, const struct pe_sinusoidal_param
 		for (k = 0; k < s->nfreq; k++)
 			s->div32[k] = (float)exp((double)(float)((double)(float)(2 * k) * (double)c));
 	}
+	/* the step kernel's tables: 2 PE_STEP doubles per frequency, 32 MiB at
+	 * most (beyond that, one sincos per value) */
+	if (!p->float32 && s->nfreq <= ((size_t)1 << 15)) {
+		s->step = malloc((s->nfreq ? s->nfreq : 1) * PE_STEP * 2 * sizeof *s->step);
+		s->step_e = malloc((s->nfreq ? s->nfreq : 1) * sizeof *s->step_e);
+		s->step_freq = malloc((s->nfreq ? s->nfreq : 1) * sizeof *s->step_freq);
+		if (!s->step || !s->step_e || !s->step_freq)
+			return pe_fail(err, PE_ERR_NOMEM, "out of memory");
+	}
 	freq_series(p, &f, &q);
 	for (k = 0; k < s->nfreq; k++) {
 		pe_freq_init(&s->freq[k], &f, bits);
+		if (s->step)
+			s->step_e[k] = pe_step_init(&s->step_freq[k], s->step + k * PE_STEP * 2, &f,
+						    &s->freq[k], 1.0);
 		pe_mp_mul(&f, &f, &q);
 		if (!(s->freq[k].f <= fmax))
 			fmax = s->freq[k].f;
@@ -170,8 +182,14 @@ void pe_sinusoidal_free(struct pe_sinusoidal *s)
 {
 	free(s->freq);
 	free(s->div32);
+	free(s->step);
+	free(s->step_e);
+	free(s->step_freq);
 	s->freq = NULL;
 	s->div32 = NULL;
+	s->step = NULL;
+	s->step_e = NULL;
+	s->step_freq = NULL;
 }
 
 int pe_sinusoidal_tensor(const struct pe_sinusoidal *s, struct pe_tensor *t,
@@ -180,6 +198,65 @@ int pe_sinusoidal_tensor(const struct pe_sinusoidal *s, struct pe_tensor *t,
 	uint64_t shape[2] = { s->rows, s->p.dim };
 
 	return pe_tensor_init(t, "sinusoidal", PE_F32, pe_sinusoidal_fill, s, 1, 2, shape, err);
+}
+
+/* Frequencies per tile of the step kernel: the tile, PE_STEP rows of
+ * STEP_TILE sin and cos values, stays in L1 and is copied out a row at a
+ * time (storing straight into the rows, 4 KiB apart for D = 1024, made the
+ * stores fight over the same cache sets). */
+#define STEP_TILE 32
+
+/* Rows [r0, r0 + nrows) by the step kernel (core/angle.h): one exact
+ * angle per PE_STEP rows and frequency, the rest by the addition formulas,
+ * every value correctly rounded.  A padding row is zeroed afterwards. */
+static void fill_steps(const struct pe_sinusoidal *s, uint64_t r0, size_t nrows, float *out)
+{
+	size_t dim = (size_t)s->p.dim, i0, m, k0, kn, k, b;
+	int64_t first = s->p.padding_idx >= 0 ? 0 : s->p.offset, pos;
+	float vs[STEP_TILE][PE_STEP], vc[STEP_TILE][PE_STEP], *row;
+	double sa, ca;
+
+	for (i0 = 0; i0 < nrows; i0 += PE_STEP) {
+		m = nrows - i0 < PE_STEP ? nrows - i0 : PE_STEP;
+		pos = first + (int64_t)(r0 + i0);
+		for (b = 0; b < m; b++)	/* zero tail first: t2t/fairseq with odd D */
+			memset(out + (i0 + b) * dim + s->nsin + s->ncos, 0,
+			       (dim - s->nsin - s->ncos) * sizeof *out);
+		for (k0 = 0; k0 < s->nfreq; k0 += STEP_TILE) {
+			kn = s->nfreq - k0 < STEP_TILE ? s->nfreq - k0 : STEP_TILE;
+			for (k = 0; k < kn; k++) {
+				const struct pe_freq *fr = &s->freq[k0 + k];
+				const double *t = s->step + (k0 + k) * PE_STEP * 2;
+				double e = s->step_e[k0 + k];
+
+				pe_sincos_pf(fr, pos, &sa, &ca);
+				pe_step_fill(fr, &s->step_freq[k0 + k], t, e, pos, sa, ca, 1.0, 0, m,
+					     vs[k]);
+				if (k0 + k < s->ncos)
+					pe_step_fill(fr, &s->step_freq[k0 + k], t, e, pos, sa, ca, 1.0, 1,
+						     m, vc[k]);
+			}
+			for (b = 0; b < m; b++) {
+				row = out + (i0 + b) * dim;
+				if (s->layout == PE_LAYOUT_INTERLEAVED) {
+					for (k = 0; k < kn; k++) {
+						row[2 * (k0 + k)] = vs[k][b];
+						if (k0 + k < s->ncos)
+							row[2 * (k0 + k) + 1] = vc[k][b];
+					}
+				} else {
+					for (k = 0; k < kn; k++) {
+						row[k0 + k] = vs[k][b];
+						if (k0 + k < s->ncos)
+							row[s->nsin + k0 + k] = vc[k][b];
+					}
+				}
+			}
+		}
+	}
+	if (s->p.padding_idx >= 0 && (uint64_t)s->p.padding_idx >= r0 &&
+	    (uint64_t)s->p.padding_idx - r0 < nrows)
+		memset(out + ((uint64_t)s->p.padding_idx - r0) * dim, 0, dim * sizeof *out);
 }
 
 int pe_sinusoidal_fill(const void *ctx, uint64_t r0, size_t nrows, void *out,
@@ -192,6 +269,10 @@ int pe_sinusoidal_fill(const void *ctx, uint64_t r0, size_t nrows, void *out,
 	double sv, cv;
 
 	(void)err;
+	if (s->step) {
+		fill_steps(s, r0, nrows, out);
+		return 0;
+	}
 	for (r = 0; r < nrows; r++) {
 		row = (float *)out + r * dim;
 		if (s->p.padding_idx >= 0) {

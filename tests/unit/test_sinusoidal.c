@@ -438,6 +438,67 @@ static void test_preset_names(void **state)
 	assert_string_equal(pe_sin_preset_name(PE_SIN_T2T), "t2t");
 }
 
+/* The step kernel (one exact angle per PE_STEP rows, core/angle.h) and the
+ * one-sincos-per-value path it replaces give the same bytes: every preset
+ * and layout, a padding row, odd D, blocks that start mid-step, positions
+ * near 2^53 and below zero.  (Both are correctly rounded; make
+ * check-exhaustive checks whole tables against MPFR.) */
+static void test_step_kernel_same_bytes(void **state)
+{
+	static const struct {
+		enum pe_sin_preset preset;
+		uint64_t n, d;
+		int64_t offset, pad;
+		enum pe_layout layout;
+	} c[] = {
+		{ PE_SIN_VASWANI, 300, 64, 0, -1, PE_LAYOUT_DEFAULT },
+		{ PE_SIN_VASWANI, 200, 33, -100, -1, PE_LAYOUT_HALF },
+		{ PE_SIN_T2T, 150, 67, 5, -1, PE_LAYOUT_DEFAULT },
+		{ PE_SIN_FAIRSEQ, 130, 66, 0, 1, PE_LAYOUT_DEFAULT },
+		{ PE_SIN_MARIAN, 100, 40, 0, -1, PE_LAYOUT_INTERLEAVED },
+		{ PE_SIN_VASWANI, 140, 16, ((int64_t)1 << 53) - 140, -1, PE_LAYOUT_DEFAULT },
+		{ PE_SIN_VASWANI, 140, 16, -((int64_t)1 << 40), -1, PE_LAYOUT_DEFAULT },
+	};
+	static const size_t starts[] = { 0, 1, 63, 64, 77 };
+	struct pe_sinusoidal s;
+	struct pe_error err;
+	double *step;
+	float *a, *b;
+	size_t i, j, dim;
+
+	(void)state;
+	for (i = 0; i < sizeof c / sizeof c[0]; i++) {
+		struct pe_sinusoidal_params p = params(c[i].preset, c[i].n, c[i].d);
+
+		p.offset = c[i].offset;
+		p.padding_idx = c[i].pad;
+		p.layout = c[i].layout;
+		a = table(&p, &s);
+		assert_non_null(s.step);
+		dim = (size_t)p.dim;
+		b = malloc((size_t)s.rows * dim * sizeof *b);
+		assert_non_null(b);
+		/* the step kernel from rows that start mid-step */
+		for (j = 0; j < sizeof starts / sizeof starts[0]; j++) {
+			memset(b, 0xff, (size_t)s.rows * dim * sizeof *b);
+			assert_int_equal(pe_sinusoidal_fill(&s, starts[j], (size_t)s.rows - starts[j],
+							    b + starts[j] * dim, &err), 0);
+			assert_memory_equal(a + starts[j] * dim, b + starts[j] * dim,
+					    ((size_t)s.rows - starts[j]) * dim * sizeof *b);
+		}
+		/* the per-value path */
+		step = s.step;
+		s.step = NULL;
+		memset(b, 0xff, (size_t)s.rows * dim * sizeof *b);
+		assert_int_equal(pe_sinusoidal_fill(&s, 0, (size_t)s.rows, b, &err), 0);
+		s.step = step;
+		assert_memory_equal(a, b, (size_t)s.rows * dim * sizeof *b);
+		free(a);
+		free(b);
+		pe_sinusoidal_free(&s);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -454,6 +515,7 @@ int main(void)
 		cmocka_unit_test(test_rejects),
 		cmocka_unit_test(test_small_base_in_range),
 		cmocka_unit_test(test_preset_names),
+		cmocka_unit_test(test_step_kernel_same_bytes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
