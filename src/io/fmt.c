@@ -314,7 +314,22 @@ size_t pe_fmt_f64(double v, char *buf)
 	return (size_t)len;
 }
 
+/* What "%lld" prints, without printf's format parsing (bucket ids in csv
+ * are millions of these). */
 size_t pe_fmt_i64(int64_t v, char *buf)
 {
-	return (size_t)snprintf(buf, PE_FMT_BUF, "%lld", (long long)v);
+	char dig[20];
+	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+	size_t n = 0, len = 0;
+
+	do {
+		dig[n++] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		buf[len++] = '-';
+	while (n)
+		buf[len++] = dig[--n];
+	buf[len] = '\0';
+	return len;
 }
