@@ -42,7 +42,7 @@ TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(B)/tests/%)
 TEST_HELPERS := $(filter-out $(TEST_SRC),$(wildcard tests/unit/*.c))
 
 .DELETE_ON_ERROR:
-.PHONY: all check test unit cli-test deps asan valgrind fuzz bench install uninstall clean
+.PHONY: all check test unit cli-test check-exhaustive deps asan valgrind fuzz bench install uninstall clean
 
 COMPLETIONS = $(B)/completion/posenc.bash $(B)/completion/_posenc
 
@@ -88,6 +88,19 @@ $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/driver.c tests/fuzz/fuzz.h $(B)
 # "N passed, N failed" last.
 check test: $(BIN) $(TEST_BIN) $(FUZZ_REPLAY)
 	@POSENC=$(BIN) PYTHON=$(PYTHON) FUZZ_REPLAY="$(FUZZ_REPLAY)" sh tests/run-all.sh $(TEST_BIN)
+
+# Checks too long for make check (minutes to an hour): each program runs
+# every input of a function against an independent definition, prints what
+# it checked, and exits non-zero on a mismatch.  PE_EXHAUSTIVE_SLICE=K/N
+# checks only inputs K mod N; PE_EXHAUSTIVE_THREADS (default 2).
+EXHAUSTIVE_BIN = $(B)/exhaustive/fmt_f32
+
+$(B)/exhaustive/%: tests/exhaustive/%.c $(B)/libposenc.a
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libposenc.a $(ALL_LDLIBS)
+
+check-exhaustive: $(EXHAUSTIVE_BIN)
+	@for t in $(EXHAUSTIVE_BIN); do $$t || exit 1; done
 
 unit: $(TEST_BIN)
 	@for t in $(TEST_BIN); do $$t || exit 1; done
