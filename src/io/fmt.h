@@ -6,6 +6,15 @@
  * values): the shortest that strtod reads back.  NaN and infinities are
  * printed "nan", "inf", "-inf" (csv only; json refuses them).  The C locale
  * is assumed: posenc never calls setlocale, so the decimal point is '.'.
+ *
+ * float32 exactly: the fewest significant digits p, walking down from 8
+ * (9 when 8 do not read back), for which printf's correctly rounded
+ * %.{p}g reads back; written as %g writes it ("0.5403023", "1.5e-07",
+ * "3.4028235e+38", "-0", "1e-45") except that from 1e1 to below 1e16 the
+ * digits are always fixed, padded with zeros, without a decimal point
+ * ("10", "123456790").  Where the interval of decimals that read back is
+ * lopsided (powers of two) this can take one digit more than the shortest
+ * decimal NumPy finds: 2^-96 is "1.26217745e-29", NumPy's "1.2621775e-29".
  */
 #ifndef PE_FMT_H
 #define PE_FMT_H
@@ -17,6 +26,9 @@
 
 /* Write v into buf (at least PE_FMT_BUF bytes); returns the length. */
 size_t pe_fmt_f32(float v, char *buf);
+/* The same bytes as pe_fmt_f32, by the definition above (snprintf and
+ * strtof); about 10x slower.  The reference the tests compare with. */
+size_t pe_fmt_f32_slow(float v, char *buf);
 size_t pe_fmt_f64(double v, char *buf);
 size_t pe_fmt_i64(int64_t v, char *buf);
 
