@@ -452,28 +452,38 @@ static void put(float *row, size_t j, size_t half, enum pe_rope_layout layout, f
 	}
 }
 
+/* Frequencies per tile of fill_steps: the tile (PE_STEP rows of
+ * STEP_TILE values) stays in L1 and goes out a row at a time, rather than
+ * one value into each of 64 rows per frequency. */
+#define STEP_TILE 32
+
 /* exact cos/sin: one exact angle per PE_STEP rows, the rest by
  * sin(A + B) = sA cB + cA sB, cos(A + B) = cA cB - sA sB, rounded when
  * pe_f32_sure can (r->step_e), else recomputed exactly */
 static int fill_steps(const struct pe_rope_view *v, uint64_t r0, size_t nrows, void *out)
 {
 	const struct pe_rope *r = v->rope;
-	size_t n = r->nfreq, R = (size_t)r->p.rotary_dim, i0, m, j, b;
+	size_t n = r->nfreq, R = (size_t)r->p.rotary_dim, i0, m, j0, jn, j, b;
 	enum pe_rope_layout layout = r->p.layout;
 	int want_cos = v->table == PE_ROPE_COS;
 	double sa, ca, att = r->attention;
-	float *o = out, val[PE_STEP];
+	float *o = out, val[STEP_TILE][PE_STEP];
 	int64_t pos;
 
 	for (i0 = 0; i0 < nrows; i0 += PE_STEP) {
 		m = nrows - i0 < PE_STEP ? nrows - i0 : PE_STEP;
 		pos = r->p.offset + (int64_t)(r0 + i0);
-		for (j = 0; j < n; j++) {
-			pe_sincos_pf(&r->freq[j], pos, &sa, &ca);
-			pe_step_fill(&r->freq[j], &r->step_freq[j], r->step + j * PE_STEP * 2,
-				     r->step_e[j], pos, sa, ca, att, want_cos, m, val);
+		for (j0 = 0; j0 < n; j0 += STEP_TILE) {
+			jn = n - j0 < STEP_TILE ? n - j0 : STEP_TILE;
+			for (j = 0; j < jn; j++) {
+				pe_sincos_pf(&r->freq[j0 + j], pos, &sa, &ca);
+				pe_step_fill(&r->freq[j0 + j], &r->step_freq[j0 + j],
+					     r->step + (j0 + j) * PE_STEP * 2, r->step_e[j0 + j], pos,
+					     sa, ca, att, want_cos, m, val[j]);
+			}
 			for (b = 0; b < m; b++)
-				put(o + (i0 + b) * R, j, n, layout, val[b]);
+				for (j = 0; j < jn; j++)
+					put(o + (i0 + b) * R, j0 + j, n, layout, val[j][b]);
 		}
 	}
 	return 0;
