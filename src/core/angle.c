@@ -240,19 +240,6 @@ static int step_sure_fine(const struct pe_freq *a, const struct pe_freq *t, doub
  * pe_f32_sure does, bit for bit (two zeros of different signs count as
  * open); a margin below 2^-140 leaves every value open.
  */
-/* The step kernel's loops, vectorised for the CPU at hand: with GCC on
- * x86-64 one clone per instruction set (baseline, AVX2, AVX-512F), chosen
- * at load time, so a portable binary still uses the wide units.  The same
- * bytes on every path: IEEE double products and sums, no contraction
- * (-ffp-contract=off), each rounded to float once. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-#define PE_VECTOR_KERNEL \
-	__attribute__((target_clones("default", "avx2", "avx512f"), \
-		       optimize("tree-loop-vectorize", "vect-cost-model=dynamic")))
-#else
-#define PE_VECTOR_KERNEL
-#endif
-
 PE_VECTOR_KERNEL
 static int step_values(const double *t, size_t m, double sa, double ca, double att, double e,
 		       int want_cos, float *v)
@@ -298,6 +285,19 @@ double pe_step_init(struct pe_freq *tf, double *t, const struct pe_mp *f,
 	return step_margin(att, anchor->err, tf->err);
 }
 
+float pe_step_settle(const struct pe_freq *anchor, const struct pe_freq *tf, double ts,
+		     double tc, double e, int64_t pos, int64_t b, double sa, double ca, double att,
+		     int want_cos)
+{
+	double x = want_cos ? ca * tc - sa * ts : sa * tc + ca * ts;
+	double pr = want_cos ? fabs(ca * tc) + fabs(sa * ts) : fabs(sa * tc) + fabs(ca * ts);
+	float v;
+
+	if (!pe_f32_sure(x * att, e, &v) && !step_sure_fine(anchor, tf, x * att, pr, att, &v))
+		v = pe_sincos_pf_f32(anchor, pos + b, want_cos, att);
+	return v;
+}
+
 void pe_step_fill(const struct pe_freq *anchor, const struct pe_freq *tf, const double *t,
 		  double e, int64_t pos, double sa, double ca, double att, int want_cos,
 		  size_t m, float *v)
@@ -306,14 +306,7 @@ void pe_step_fill(const struct pe_freq *anchor, const struct pe_freq *tf, const 
 
 	if (!step_values(t, m, sa, ca, att, e, want_cos, v))
 		return;
-	for (b = 0; b < m; b++) {
-		double x = want_cos ? ca * t[2 * b + 1] - sa * t[2 * b]
-				    : sa * t[2 * b + 1] + ca * t[2 * b];
-		double pr = want_cos ? fabs(ca * t[2 * b + 1]) + fabs(sa * t[2 * b])
-				     : fabs(sa * t[2 * b + 1]) + fabs(ca * t[2 * b]);
-
-		if (!pe_f32_sure(x * att, e, &v[b]) &&
-		    !step_sure_fine(anchor, tf, x * att, pr, att, &v[b]))
-			v[b] = pe_sincos_pf_f32(anchor, pos + (int64_t)b, want_cos, att);
-	}
+	for (b = 0; b < m; b++)
+		v[b] = pe_step_settle(anchor, tf, t[2 * b], t[2 * b + 1], e, pos, (int64_t)b, sa, ca,
+				      att, want_cos);
 }

@@ -170,11 +170,32 @@ static inline int pe_sincos_sure_fine(const struct pe_freq *fr, double y, double
  */
 #define PE_STEP 64
 
+/* The step kernel's loops, vectorised for the CPU at hand: with GCC on
+ * x86-64 one clone per instruction set (baseline, AVX2, AVX-512F), chosen
+ * at load time, so a portable binary still uses the wide units.  The same
+ * bytes on every path: IEEE double products and sums, no contraction
+ * (-ffp-contract=off), each rounded to float once. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define PE_VECTOR_KERNEL \
+	__attribute__((target_clones("default", "avx2", "avx512f"), \
+		       optimize("tree-loop-vectorize", "vect-cost-model=dynamic")))
+#else
+#define PE_VECTOR_KERNEL
+#endif
+
 /* The step table of frequency f: t[2b], t[2b+1] = sin, cos(b f) for
  * b < PE_STEP, their bounds in *tf; anchor is f prepared for the table's
  * positions.  Returns pe_f32_sure's margin for att times a step value. */
 double pe_step_init(struct pe_freq *tf, double *t, const struct pe_mp *f,
 		    const struct pe_freq *anchor, double att);
+
+/* The value att sin((pos + b) f) (want_cos: cos), ts, tc = sin, cos(b f)
+ * from the step table, correctly rounded: the bound e first, then its
+ * relative form, else exactly.  For the values a vectorised loop left
+ * open. */
+float pe_step_settle(const struct pe_freq *anchor, const struct pe_freq *tf, double ts,
+		     double tc, double e, int64_t pos, int64_t b, double sa, double ca, double att,
+		     int want_cos);
 
 /* v[b] = att sin((pos + b) f) (want_cos: cos) correctly rounded, b < m <=
  * PE_STEP, from sa, ca = pe_sincos_pf(anchor, pos) and the step table t,

@@ -158,9 +158,16 @@ int pe_sinusoidal_init(struct pe_sinusoidal *s, const struct pe_sinusoidal_param
 	freq_series(p, &f, &q);
 	for (k = 0; k < s->nfreq; k++) {
 		pe_freq_init(&s->freq[k], &f, bits);
-		if (s->step)
-			s->step_e[k] = pe_step_init(&s->step_freq[k], s->step + k * PE_STEP * 2, &f,
-						    &s->freq[k], 1.0);
+		if (s->step) {
+			double t[2 * PE_STEP];
+			size_t b;
+
+			s->step_e[k] = pe_step_init(&s->step_freq[k], t, &f, &s->freq[k], 1.0);
+			for (b = 0; b < PE_STEP; b++) {
+				s->step[b * s->nfreq + k] = t[2 * b];
+				s->step[(PE_STEP + b) * s->nfreq + k] = t[2 * b + 1];
+			}
+		}
 		pe_mp_mul(&f, &f, &q);
 		if (!(s->freq[k].f <= fmax))
 			fmax = s->freq[k].f;
@@ -200,63 +207,106 @@ int pe_sinusoidal_tensor(const struct pe_sinusoidal *s, struct pe_tensor *t,
 	return pe_tensor_init(t, "sinusoidal", PE_F32, pe_sinusoidal_fill, s, 1, 2, shape, err);
 }
 
-/* Frequencies per tile of the step kernel: the tile, PE_STEP rows of
- * STEP_TILE sin and cos values, stays in L1 and is copied out a row at a
- * time (storing straight into the rows, 4 KiB apart for D = 1024, made the
- * stores fight over the same cache sets). */
-#define STEP_TILE 32
-
-/* Rows [r0, r0 + nrows) by the step kernel (core/angle.h): one exact
- * angle per PE_STEP rows and frequency, the rest by the addition formulas,
- * every value correctly rounded.  A padding row is zeroed afterwards. */
-static void fill_steps(const struct pe_sinusoidal *s, uint64_t r0, size_t nrows, float *out)
+/*
+ * One row of the step kernel (core/angle.h): position pos + b from the
+ * anchors sa[k], ca[k] = sin, cos(pos f_k) and the step table's row b, into
+ * fs[k], fc[k] -- every frequency at once, contiguous, so the loop
+ * vectorises.  Returns nonzero when some value is not settled by its bound
+ * (the caller settles those one by one).
+ */
+PE_VECTOR_KERNEL
+static uint32_t step_row(const double *ts, const double *tc, const double *sa, const double *ca,
+			 const double *e, size_t n, float *fs, float *fc)
 {
-	size_t dim = (size_t)s->p.dim, i0, m, k0, kn, k, b;
-	int64_t first = s->p.padding_idx >= 0 ? 0 : s->p.offset, pos;
-	float vs[STEP_TILE][PE_STEP], vc[STEP_TILE][PE_STEP], *row;
-	double sa, ca;
+	uint32_t open = 0, l, h;
+	size_t k;
+	float hi;
 
+	for (k = 0; k < n; k++) {
+		double ys = sa[k] * tc[k] + ca[k] * ts[k];
+		double yc = ca[k] * tc[k] - sa[k] * ts[k];
+
+		fs[k] = (float)(ys - e[k]);
+		hi = (float)(ys + e[k]);
+		memcpy(&l, &fs[k], sizeof l);
+		memcpy(&h, &hi, sizeof h);
+		open |= l ^ h;
+		fc[k] = (float)(yc - e[k]);
+		hi = (float)(yc + e[k]);
+		memcpy(&l, &fc[k], sizeof l);
+		memcpy(&h, &hi, sizeof h);
+		open |= l ^ h;
+	}
+	return open;
+}
+
+/* sin and cos values into a row, interleaved or half */
+PE_VECTOR_KERNEL
+static void put_row(float *row, const float *fs, const float *fc, size_t nsin, size_t ncos,
+		    int interleaved)
+{
+	size_t k;
+
+	if (interleaved) {
+		for (k = 0; k < ncos; k++) {
+			row[2 * k] = fs[k];
+			row[2 * k + 1] = fc[k];
+		}
+		if (nsin > ncos)
+			row[2 * ncos] = fs[ncos];
+	} else {
+		memcpy(row, fs, nsin * sizeof *row);
+		memcpy(row + nsin, fc, ncos * sizeof *row);
+	}
+}
+
+/* Rows [r0, r0 + nrows) by the step kernel: one exact angle per PE_STEP
+ * rows and frequency, the rest by the addition formulas, a row at a time
+ * over all frequencies; every value correctly rounded.  A padding row is
+ * zeroed afterwards. */
+static int fill_steps(const struct pe_sinusoidal *s, uint64_t r0, size_t nrows, float *out,
+		      struct pe_error *err)
+{
+	size_t dim = (size_t)s->p.dim, n = s->nfreq, i0, m, k, b;
+	int64_t first = s->p.padding_idx >= 0 ? 0 : s->p.offset, pos;
+	const double *ts, *tc;
+	double *sa = malloc(2 * n * sizeof *sa), *ca = sa + n;
+	float *fs = malloc(2 * n * sizeof *fs), *fc = fs + n, *row;
+
+	if (!sa || !fs) {
+		free(sa);
+		free(fs);
+		return pe_fail(err, PE_ERR_NOMEM, "out of memory");
+	}
 	for (i0 = 0; i0 < nrows; i0 += PE_STEP) {
 		m = nrows - i0 < PE_STEP ? nrows - i0 : PE_STEP;
 		pos = first + (int64_t)(r0 + i0);
-		for (b = 0; b < m; b++)	/* zero tail first: t2t/fairseq with odd D */
-			memset(out + (i0 + b) * dim + s->nsin + s->ncos, 0,
-			       (dim - s->nsin - s->ncos) * sizeof *out);
-		for (k0 = 0; k0 < s->nfreq; k0 += STEP_TILE) {
-			kn = s->nfreq - k0 < STEP_TILE ? s->nfreq - k0 : STEP_TILE;
-			for (k = 0; k < kn; k++) {
-				const struct pe_freq *fr = &s->freq[k0 + k];
-				const double *t = s->step + (k0 + k) * PE_STEP * 2;
-				double e = s->step_e[k0 + k];
-
-				pe_sincos_pf(fr, pos, &sa, &ca);
-				pe_step_fill(fr, &s->step_freq[k0 + k], t, e, pos, sa, ca, 1.0, 0, m,
-					     vs[k]);
-				if (k0 + k < s->ncos)
-					pe_step_fill(fr, &s->step_freq[k0 + k], t, e, pos, sa, ca, 1.0, 1,
-						     m, vc[k]);
-			}
-			for (b = 0; b < m; b++) {
-				row = out + (i0 + b) * dim;
-				if (s->layout == PE_LAYOUT_INTERLEAVED) {
-					for (k = 0; k < kn; k++) {
-						row[2 * (k0 + k)] = vs[k][b];
-						if (k0 + k < s->ncos)
-							row[2 * (k0 + k) + 1] = vc[k][b];
-					}
-				} else {
-					for (k = 0; k < kn; k++) {
-						row[k0 + k] = vs[k][b];
-						if (k0 + k < s->ncos)
-							row[s->nsin + k0 + k] = vc[k][b];
-					}
+		for (k = 0; k < n; k++)
+			pe_sincos_pf(&s->freq[k], pos, &sa[k], &ca[k]);
+		for (b = 0; b < m; b++) {
+			ts = s->step + b * n;
+			tc = s->step + (PE_STEP + b) * n;
+			if (step_row(ts, tc, sa, ca, s->step_e, n, fs, fc))
+				for (k = 0; k < n; k++) {
+					fs[k] = pe_step_settle(&s->freq[k], &s->step_freq[k], ts[k], tc[k],
+							       s->step_e[k], pos, (int64_t)b, sa[k],
+							       ca[k], 1.0, 0);
+					fc[k] = pe_step_settle(&s->freq[k], &s->step_freq[k], ts[k], tc[k],
+							       s->step_e[k], pos, (int64_t)b, sa[k],
+							       ca[k], 1.0, 1);
 				}
-			}
+			row = out + (i0 + b) * dim;
+			put_row(row, fs, fc, s->nsin, s->ncos, s->layout == PE_LAYOUT_INTERLEAVED);
+			/* zero tail: t2t/fairseq with odd D */
+			memset(row + s->nsin + s->ncos, 0, (dim - s->nsin - s->ncos) * sizeof *row);
 		}
 	}
+	free(sa);
+	free(fs);
 	if (s->p.padding_idx >= 0 && (uint64_t)s->p.padding_idx >= r0 &&
 	    (uint64_t)s->p.padding_idx - r0 < nrows)
 		memset(out + ((uint64_t)s->p.padding_idx - r0) * dim, 0, dim * sizeof *out);
+	return 0;
 }
 
 int pe_sinusoidal_fill(const void *ctx, uint64_t r0, size_t nrows, void *out,
@@ -268,11 +318,8 @@ int pe_sinusoidal_fill(const void *ctx, uint64_t r0, size_t nrows, void *out,
 	int64_t pos;
 	double sv, cv;
 
-	(void)err;
-	if (s->step) {
-		fill_steps(s, r0, nrows, out);
-		return 0;
-	}
+	if (s->step)
+		return fill_steps(s, r0, nrows, out, err);
 	for (r = 0; r < nrows; r++) {
 		row = (float *)out + r * dim;
 		if (s->p.padding_idx >= 0) {
