@@ -232,48 +232,6 @@ static int step_sure_fine(const struct pe_freq *a, const struct pe_freq *t, doub
 			   out);
 }
 
-/*
- * The m values att (cA cB - sA sB) (want_cos) or att (sA cB + cA sB) of one
- * frequency, B = b inv for b < m, rounded to float32 in v[]; returns 0 when
- * pe_f32_sure settles every one of them, else 1.  Kept apart from the rare
- * exact recomputation so this loop stays free of calls, and tested as
- * pe_f32_sure does, bit for bit (two zeros of different signs count as
- * open); a margin below 2^-140 leaves every value open.
- */
-PE_VECTOR_KERNEL
-static int step_values(const double *t, size_t m, double sa, double ca, double att, double e,
-		       int want_cos, float *v)
-{
-	uint32_t open = 0, bl, bh;
-	size_t i;
-	float hi;
-
-	/* two loops without a branch or call inside, and an OR of the bit
-	 * differences (not a float sum) as the test, so they vectorise */
-	if (want_cos) {
-		for (i = 0; i < m; i++) {
-			double y = (ca * t[2 * i + 1] - sa * t[2 * i]) * att;
-
-			v[i] = (float)(y - e);
-			hi = (float)(y + e);
-			memcpy(&bl, &v[i], sizeof bl);
-			memcpy(&bh, &hi, sizeof bh);
-			open |= bl ^ bh;
-		}
-	} else {
-		for (i = 0; i < m; i++) {
-			double y = (sa * t[2 * i + 1] + ca * t[2 * i]) * att;
-
-			v[i] = (float)(y - e);
-			hi = (float)(y + e);
-			memcpy(&bl, &v[i], sizeof bl);
-			memcpy(&bh, &hi, sizeof bh);
-			open |= bl ^ bh;
-		}
-	}
-	return open != 0 || !(e >= 0x1p-140);
-}
-
 double pe_step_init(struct pe_freq *tf, double *t, const struct pe_mp *f,
 		    const struct pe_freq *anchor, double att)
 {
@@ -298,15 +256,28 @@ float pe_step_settle(const struct pe_freq *anchor, const struct pe_freq *tf, dou
 	return v;
 }
 
-void pe_step_fill(const struct pe_freq *anchor, const struct pe_freq *tf, const double *t,
-		  double e, int64_t pos, double sa, double ca, double att, int want_cos,
-		  size_t m, float *v)
+PE_VECTOR_KERNEL
+uint32_t pe_step_row(const double *ts, const double *tc, const double *sa, const double *ca,
+		     const double *e, double att, size_t n, float *fs, float *fc)
 {
-	size_t b;
+	uint32_t open = 0, l, h;
+	size_t k;
+	float hi;
 
-	if (!step_values(t, m, sa, ca, att, e, want_cos, v))
-		return;
-	for (b = 0; b < m; b++)
-		v[b] = pe_step_settle(anchor, tf, t[2 * b], t[2 * b + 1], e, pos, (int64_t)b, sa, ca,
-				      att, want_cos);
+	for (k = 0; k < n; k++) {
+		double ys = (sa[k] * tc[k] + ca[k] * ts[k]) * att;
+		double yc = (ca[k] * tc[k] - sa[k] * ts[k]) * att;
+
+		fs[k] = (float)(ys - e[k]);
+		hi = (float)(ys + e[k]);
+		memcpy(&l, &fs[k], sizeof l);
+		memcpy(&h, &hi, sizeof h);
+		open |= l ^ h;
+		fc[k] = (float)(yc - e[k]);
+		hi = (float)(yc + e[k]);
+		memcpy(&l, &fc[k], sizeof l);
+		memcpy(&h, &hi, sizeof h);
+		open |= l ^ h;
+	}
+	return open;
 }

@@ -197,11 +197,16 @@ float pe_step_settle(const struct pe_freq *anchor, const struct pe_freq *tf, dou
 		     double tc, double e, int64_t pos, int64_t b, double sa, double ca, double att,
 		     int want_cos);
 
-/* v[b] = att sin((pos + b) f) (want_cos: cos) correctly rounded, b < m <=
- * PE_STEP, from sa, ca = pe_sincos_pf(anchor, pos) and the step table t,
- * e and tf from pe_step_init. */
-void pe_step_fill(const struct pe_freq *anchor, const struct pe_freq *tf, const double *t,
-		  double e, int64_t pos, double sa, double ca, double att, int want_cos,
-		  size_t m, float *v);
+/*
+ * One row of the step kernel over n frequencies at once: position pos + b
+ * from the anchors sa[k], ca[k] = sin, cos(pos f_k), the step table's row
+ * ts[k], tc[k] = sin, cos(b f_k) and the margins e[k] (pe_step_init), into
+ * fs[k], fc[k] = att sin, att cos.  Contiguous, so it vectorises (and
+ * exists once per instruction set).  Returns nonzero when some value is not
+ * settled by its bound: the caller then settles each with pe_step_settle.
+ */
+uint32_t pe_step_row(const double *ts, const double *tc, const double *sa, const double *ca,
+		     const double *e, double att, size_t n, float *fs, float *fc);
+
 
 #endif

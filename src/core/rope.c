@@ -171,7 +171,7 @@ static void compute_exact(struct pe_rope *r, int bits)
 	const struct pe_rope_params *p = &r->p;
 	struct pe_mp base, q, inv0, inv, one, f, rf, t, u, twopi, x, lo, hi;
 	uint64_t R = p->rotary_dim;
-	size_t j;
+	size_t j, b;
 
 	pe_mp_set_d(&one, 1.0);
 	pe_mp_set_d(&f, p->factor > 0 ? p->factor : 1.0);
@@ -260,9 +260,16 @@ static void compute_exact(struct pe_rope *r, int bits)
 		if (p->precision != PE_ROPE_EXACT)
 			continue;
 		r->inv32[j] = pe_mp_to_f32(&inv);
-		if (r->step)
-			r->step_e[j] = pe_step_init(&r->step_freq[j], r->step + j * PE_STEP * 2, &inv,
-						    &r->freq[j], r->attention);
+		if (r->step) {
+			double tb[2 * PE_STEP];
+
+			r->step_e[j] = pe_step_init(&r->step_freq[j], tb, &inv, &r->freq[j],
+						    r->attention);
+			for (b = 0; b < PE_STEP; b++) {
+				r->step[b * r->nfreq + j] = tb[2 * b];
+				r->step[(PE_STEP + b) * r->nfreq + j] = tb[2 * b + 1];
+			}
+		}
 	}
 }
 
@@ -452,40 +459,52 @@ static void put(float *row, size_t j, size_t half, enum pe_rope_layout layout, f
 	}
 }
 
-/* Frequencies per tile of fill_steps: the tile (PE_STEP rows of
- * STEP_TILE values) stays in L1 and goes out a row at a time, rather than
- * one value into each of 64 rows per frequency. */
-#define STEP_TILE 32
-
 /* exact cos/sin: one exact angle per PE_STEP rows, the rest by
- * sin(A + B) = sA cB + cA sB, cos(A + B) = cA cB - sA sB, rounded when
- * pe_f32_sure can (r->step_e), else recomputed exactly */
-static int fill_steps(const struct pe_rope_view *v, uint64_t r0, size_t nrows, void *out)
+ * sin(A + B) = sA cB + cA sB, cos(A + B) = cA cB - sA sB (pe_step_row, a
+ * row at a time over all frequencies), rounded when pe_f32_sure can
+ * (r->step_e), else recomputed exactly */
+static int fill_steps(const struct pe_rope_view *v, uint64_t r0, size_t nrows, void *out,
+		      struct pe_error *err)
 {
 	const struct pe_rope *r = v->rope;
-	size_t n = r->nfreq, R = (size_t)r->p.rotary_dim, i0, m, j0, jn, j, b;
-	enum pe_rope_layout layout = r->p.layout;
+	size_t n = r->nfreq, R = (size_t)r->p.rotary_dim, i0, m, j, b;
 	int want_cos = v->table == PE_ROPE_COS;
-	double sa, ca, att = r->attention;
-	float *o = out, val[STEP_TILE][PE_STEP];
+	double att = r->attention, *sa = malloc(2 * n * sizeof *sa), *ca = sa + n;
+	float *fs = malloc(2 * n * sizeof *fs), *fc = fs + n, *val, *row;
+	const double *ts, *tc;
 	int64_t pos;
 
+	if (!sa || !fs) {
+		free(sa);
+		free(fs);
+		return pe_fail(err, PE_ERR_NOMEM, "out of memory");
+	}
+	val = want_cos ? fc : fs;
 	for (i0 = 0; i0 < nrows; i0 += PE_STEP) {
 		m = nrows - i0 < PE_STEP ? nrows - i0 : PE_STEP;
 		pos = r->p.offset + (int64_t)(r0 + i0);
-		for (j0 = 0; j0 < n; j0 += STEP_TILE) {
-			jn = n - j0 < STEP_TILE ? n - j0 : STEP_TILE;
-			for (j = 0; j < jn; j++) {
-				pe_sincos_pf(&r->freq[j0 + j], pos, &sa, &ca);
-				pe_step_fill(&r->freq[j0 + j], &r->step_freq[j0 + j],
-					     r->step + (j0 + j) * PE_STEP * 2, r->step_e[j0 + j], pos,
-					     sa, ca, att, want_cos, m, val[j]);
+		for (j = 0; j < n; j++)
+			pe_sincos_pf(&r->freq[j], pos, &sa[j], &ca[j]);
+		for (b = 0; b < m; b++) {
+			ts = r->step + b * n;
+			tc = r->step + (PE_STEP + b) * n;
+			if (pe_step_row(ts, tc, sa, ca, r->step_e, att, n, fs, fc))
+				for (j = 0; j < n; j++)
+					val[j] = pe_step_settle(&r->freq[j], &r->step_freq[j], ts[j], tc[j],
+								r->step_e[j], pos, (int64_t)b, sa[j], ca[j],
+								att, want_cos);
+			row = (float *)out + (i0 + b) * R;
+			if (r->p.layout == PE_ROPE_HALF) {
+				memcpy(row, val, n * sizeof *row);
+				memcpy(row + n, val, n * sizeof *row);
+			} else {
+				for (j = 0; j < n; j++)
+					row[2 * j] = row[2 * j + 1] = val[j];
 			}
-			for (b = 0; b < m; b++)
-				for (j = 0; j < jn; j++)
-					put(o + (i0 + b) * R, j0 + j, n, layout, val[j][b]);
 		}
 	}
+	free(sa);
+	free(fs);
 	return 0;
 }
 
@@ -507,7 +526,7 @@ int pe_rope_fill(const void *ctx, uint64_t r0, size_t nrows, void *out, struct p
 		return 0;
 	}
 	if (r->step && (v->table == PE_ROPE_COS || v->table == PE_ROPE_SIN))
-		return fill_steps(v, r0, nrows, out);
+		return fill_steps(v, r0, nrows, out, err);
 	for (i = 0; i < nrows; i++) {
 		row = (float *)out + i * R;
 		pos = r->p.offset + (int64_t)(r0 + i);

@@ -207,39 +207,6 @@ int pe_sinusoidal_tensor(const struct pe_sinusoidal *s, struct pe_tensor *t,
 	return pe_tensor_init(t, "sinusoidal", PE_F32, pe_sinusoidal_fill, s, 1, 2, shape, err);
 }
 
-/*
- * One row of the step kernel (core/angle.h): position pos + b from the
- * anchors sa[k], ca[k] = sin, cos(pos f_k) and the step table's row b, into
- * fs[k], fc[k] -- every frequency at once, contiguous, so the loop
- * vectorises.  Returns nonzero when some value is not settled by its bound
- * (the caller settles those one by one).
- */
-PE_VECTOR_KERNEL
-static uint32_t step_row(const double *ts, const double *tc, const double *sa, const double *ca,
-			 const double *e, size_t n, float *fs, float *fc)
-{
-	uint32_t open = 0, l, h;
-	size_t k;
-	float hi;
-
-	for (k = 0; k < n; k++) {
-		double ys = sa[k] * tc[k] + ca[k] * ts[k];
-		double yc = ca[k] * tc[k] - sa[k] * ts[k];
-
-		fs[k] = (float)(ys - e[k]);
-		hi = (float)(ys + e[k]);
-		memcpy(&l, &fs[k], sizeof l);
-		memcpy(&h, &hi, sizeof h);
-		open |= l ^ h;
-		fc[k] = (float)(yc - e[k]);
-		hi = (float)(yc + e[k]);
-		memcpy(&l, &fc[k], sizeof l);
-		memcpy(&h, &hi, sizeof h);
-		open |= l ^ h;
-	}
-	return open;
-}
-
 /* sin and cos values into a row, interleaved or half */
 PE_VECTOR_KERNEL
 static void put_row(float *row, const float *fs, const float *fc, size_t nsin, size_t ncos,
@@ -286,7 +253,7 @@ static int fill_steps(const struct pe_sinusoidal *s, uint64_t r0, size_t nrows, 
 		for (b = 0; b < m; b++) {
 			ts = s->step + b * n;
 			tc = s->step + (PE_STEP + b) * n;
-			if (step_row(ts, tc, sa, ca, s->step_e, n, fs, fc))
+			if (pe_step_row(ts, tc, sa, ca, s->step_e, 1.0, n, fs, fc))
 				for (k = 0; k < n; k++) {
 					fs[k] = pe_step_settle(&s->freq[k], &s->step_freq[k], ts[k], tc[k],
 							       s->step_e[k], pos, (int64_t)b, sa[k],
