@@ -5,6 +5,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdlib.h>
 
 /* libm's sin and cos assumed within 4 ulp: relative 2^-50 */
 #define LIBM_REL 0x1p-50
@@ -232,33 +233,60 @@ static int step_sure_fine(const struct pe_freq *a, const struct pe_freq *t, doub
 			   out);
 }
 
-double pe_step_init(struct pe_freq *tf, double *t, const struct pe_mp *f,
-		    const struct pe_freq *anchor, double att)
+int pe_steps_alloc(struct pe_steps *st, size_t n)
 {
+	size_t m = n ? n : 1;
+
+	st->n = n;
+	st->t = malloc(m * PE_STEP * 2 * sizeof *st->t);
+	st->e = malloc(m * sizeof *st->e);
+	st->freq = malloc(m * sizeof *st->freq);
+	if (!st->t || !st->e || !st->freq) {
+		pe_steps_free(st);
+		return -1;
+	}
+	return 0;
+}
+
+void pe_steps_free(struct pe_steps *st)
+{
+	free(st->t);
+	free(st->e);
+	free(st->freq);
+	memset(st, 0, sizeof *st);
+}
+
+void pe_steps_set(struct pe_steps *st, size_t k, const struct pe_mp *f,
+		  const struct pe_freq *anchor, double att)
+{
+	struct pe_freq *tf = &st->freq[k];
 	size_t b;
 
 	pe_freq_init(tf, f, pe_angle_bits(0, PE_STEP));
 	for (b = 0; b < PE_STEP; b++)
-		pe_sincos_pf(tf, (int64_t)b, &t[2 * b], &t[2 * b + 1]);
-	return step_margin(att, anchor->err, tf->err);
+		pe_sincos_pf(tf, (int64_t)b, &st->t[b * st->n + k], &st->t[(PE_STEP + b) * st->n + k]);
+	st->e[k] = step_margin(att, anchor->err, tf->err);
 }
 
-float pe_step_settle(const struct pe_freq *anchor, const struct pe_freq *tf, double ts,
-		     double tc, double e, int64_t pos, int64_t b, double sa, double ca, double att,
-		     int want_cos)
+/* One value the vectorised pass left open: the bound e first, then its
+ * relative form, else exactly. */
+static float step_settle(const struct pe_freq *anchor, const struct pe_freq *tf, double ts,
+			 double tc, double e, int64_t pos, double sa, double ca, double att,
+			 int want_cos)
 {
 	double x = want_cos ? ca * tc - sa * ts : sa * tc + ca * ts;
 	double pr = want_cos ? fabs(ca * tc) + fabs(sa * ts) : fabs(sa * tc) + fabs(ca * ts);
 	float v;
 
 	if (!pe_f32_sure(x * att, e, &v) && !step_sure_fine(anchor, tf, x * att, pr, att, &v))
-		v = pe_sincos_pf_f32(anchor, pos + b, want_cos, att);
+		v = pe_sincos_pf_f32(anchor, pos, want_cos, att);
 	return v;
 }
 
+/* The vectorised pass of pe_steps_row: nonzero when some value is open. */
 PE_VECTOR_KERNEL
-uint32_t pe_step_row(const double *ts, const double *tc, const double *sa, const double *ca,
-		     const double *e, double att, size_t n, float *fs, float *fc)
+static uint32_t step_row(const double *ts, const double *tc, const double *sa, const double *ca,
+			 const double *e, double att, size_t n, float *fs, float *fc)
 {
 	uint32_t open = 0, l, h;
 	size_t k;
@@ -280,4 +308,22 @@ uint32_t pe_step_row(const double *ts, const double *tc, const double *sa, const
 		open |= l ^ h;
 	}
 	return open;
+}
+
+void pe_steps_row(const struct pe_steps *st, const struct pe_freq *anchor, int64_t pos, size_t b,
+		  const double *sa, const double *ca, double att, int want, float *fs, float *fc)
+{
+	const double *ts = st->t + b * st->n, *tc = st->t + (PE_STEP + b) * st->n;
+	size_t k;
+
+	if (!step_row(ts, tc, sa, ca, st->e, att, st->n, fs, fc))
+		return;
+	for (k = 0; k < st->n; k++) {
+		if (want & PE_STEP_SIN)
+			fs[k] = step_settle(&anchor[k], &st->freq[k], ts[k], tc[k], st->e[k],
+					    pos + (int64_t)b, sa[k], ca[k], att, 0);
+		if (want & PE_STEP_COS)
+			fc[k] = step_settle(&anchor[k], &st->freq[k], ts[k], tc[k], st->e[k],
+					    pos + (int64_t)b, sa[k], ca[k], att, 1);
+	}
 }

@@ -183,30 +183,37 @@ static inline int pe_sincos_sure_fine(const struct pe_freq *fr, double y, double
 #define PE_VECTOR_KERNEL
 #endif
 
-/* The step table of frequency f: t[2b], t[2b+1] = sin, cos(b f) for
- * b < PE_STEP, their bounds in *tf; anchor is f prepared for the table's
- * positions.  Returns pe_f32_sure's margin for att times a step value. */
-double pe_step_init(struct pe_freq *tf, double *t, const struct pe_mp *f,
-		    const struct pe_freq *anchor, double att);
+/*
+ * The step tables of n frequencies: row b of sin(b f_k) at t[b n + k],
+ * of cos(b f_k) at t[(PE_STEP + b) n + k], and per frequency the bounds of
+ * those values (freq[k]) and pe_f32_sure's margin for a step value (e[k]).
+ */
+struct pe_steps {
+	size_t n;
+	double *t;
+	double *e;
+	struct pe_freq *freq;
+};
 
-/* The value att sin((pos + b) f) (want_cos: cos), ts, tc = sin, cos(b f)
- * from the step table, correctly rounded: the bound e first, then its
- * relative form, else exactly.  For the values a vectorised loop left
- * open. */
-float pe_step_settle(const struct pe_freq *anchor, const struct pe_freq *tf, double ts,
-		     double tc, double e, int64_t pos, int64_t b, double sa, double ca, double att,
-		     int want_cos);
+/* Room for n frequencies (zeroed struct on failure: -1). */
+int pe_steps_alloc(struct pe_steps *st, size_t n);
+void pe_steps_free(struct pe_steps *st);
+
+/* Frequency k is f; anchor is f prepared for the table's positions; the
+ * values will be scaled by att > 0. */
+void pe_steps_set(struct pe_steps *st, size_t k, const struct pe_mp *f,
+		  const struct pe_freq *anchor, double att);
 
 /*
- * One row of the step kernel over n frequencies at once: position pos + b
- * from the anchors sa[k], ca[k] = sin, cos(pos f_k), the step table's row
- * ts[k], tc[k] = sin, cos(b f_k) and the margins e[k] (pe_step_init), into
- * fs[k], fc[k] = att sin, att cos.  Contiguous, so it vectorises (and
- * exists once per instruction set).  Returns nonzero when some value is not
- * settled by its bound: the caller then settles each with pe_step_settle.
+ * Row b of a block whose first position is pos: fs[k] = att sin((pos + b)
+ * f_k) and fc[k] = att cos(...) for every frequency, correctly rounded,
+ * from the anchors sa[k], ca[k] = pe_sincos_pf(&anchor[k], pos).  The
+ * values want asks for (PE_STEP_SIN | PE_STEP_COS) are settled exactly
+ * where the vectorised pass leaves them open; the others may be off.
  */
-uint32_t pe_step_row(const double *ts, const double *tc, const double *sa, const double *ca,
-		     const double *e, double att, size_t n, float *fs, float *fc);
-
+#define PE_STEP_SIN 1
+#define PE_STEP_COS 2
+void pe_steps_row(const struct pe_steps *st, const struct pe_freq *anchor, int64_t pos, size_t b,
+		  const double *sa, const double *ca, double att, int want, float *fs, float *fc);
 
 #endif

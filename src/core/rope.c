@@ -171,7 +171,7 @@ static void compute_exact(struct pe_rope *r, int bits)
 	const struct pe_rope_params *p = &r->p;
 	struct pe_mp base, q, inv0, inv, one, f, rf, t, u, twopi, x, lo, hi;
 	uint64_t R = p->rotary_dim;
-	size_t j, b;
+	size_t j;
 
 	pe_mp_set_d(&one, 1.0);
 	pe_mp_set_d(&f, p->factor > 0 ? p->factor : 1.0);
@@ -260,16 +260,8 @@ static void compute_exact(struct pe_rope *r, int bits)
 		if (p->precision != PE_ROPE_EXACT)
 			continue;
 		r->inv32[j] = pe_mp_to_f32(&inv);
-		if (r->step) {
-			double tb[2 * PE_STEP];
-
-			r->step_e[j] = pe_step_init(&r->step_freq[j], tb, &inv, &r->freq[j],
-						    r->attention);
-			for (b = 0; b < PE_STEP; b++) {
-				r->step[b * r->nfreq + j] = tb[2 * b];
-				r->step[(PE_STEP + b) * r->nfreq + j] = tb[2 * b + 1];
-			}
-		}
+		if (r->steps.t)
+			pe_steps_set(&r->steps, j, &inv, &r->freq[j], r->attention);
 	}
 }
 
@@ -385,13 +377,9 @@ int pe_rope_init(struct pe_rope *r, const struct pe_rope_params *p, struct pe_er
 	if (!r->inv32 || !r->freq)
 		return pe_fail(err, PE_ERR_NOMEM, "out of memory");
 	/* the step table: 2 PE_STEP doubles per frequency, 32 MiB at most */
-	if (q->precision == PE_ROPE_EXACT && r->nfreq <= ((size_t)1 << 15)) {
-		r->step = malloc(r->nfreq * PE_STEP * 2 * sizeof *r->step);
-		r->step_e = malloc(r->nfreq * sizeof *r->step_e);
-		r->step_freq = malloc(r->nfreq * sizeof *r->step_freq);
-		if (!r->step || !r->step_e || !r->step_freq)
-			return pe_fail(err, PE_ERR_NOMEM, "out of memory");
-	}
+	if (q->precision == PE_ROPE_EXACT && r->nfreq <= ((size_t)1 << 15) &&
+	    pe_steps_alloc(&r->steps, r->nfreq) != 0)
+		return pe_fail(err, PE_ERR_NOMEM, "out of memory");
 	compute_exact(r, pe_angle_bits(q->offset, last));
 	if (q->precision == PE_ROPE_FLOAT32)
 		compute_float32(r);
@@ -426,12 +414,7 @@ void pe_rope_free(struct pe_rope *r)
 {
 	free(r->inv32);
 	free(r->freq);
-	free(r->step);
-	free(r->step_e);
-	free(r->step_freq);
-	r->step = NULL;
-	r->step_e = NULL;
-	r->step_freq = NULL;
+	pe_steps_free(&r->steps);
 	r->inv32 = NULL;
 	r->freq = NULL;
 }
@@ -460,9 +443,8 @@ static void put(float *row, size_t j, size_t half, enum pe_rope_layout layout, f
 }
 
 /* exact cos/sin: one exact angle per PE_STEP rows, the rest by
- * sin(A + B) = sA cB + cA sB, cos(A + B) = cA cB - sA sB (pe_step_row, a
- * row at a time over all frequencies), rounded when pe_f32_sure can
- * (r->step_e), else recomputed exactly */
+ * sin(A + B) = sA cB + cA sB, cos(A + B) = cA cB - sA sB, a row at a time
+ * over all frequencies, every value correctly rounded (pe_steps_row) */
 static int fill_steps(const struct pe_rope_view *v, uint64_t r0, size_t nrows, void *out,
 		      struct pe_error *err)
 {
@@ -471,7 +453,6 @@ static int fill_steps(const struct pe_rope_view *v, uint64_t r0, size_t nrows, v
 	int want_cos = v->table == PE_ROPE_COS;
 	double att = r->attention, *sa = malloc(2 * n * sizeof *sa), *ca = sa + n;
 	float *fs = malloc(2 * n * sizeof *fs), *fc = fs + n, *val, *row;
-	const double *ts, *tc;
 	int64_t pos;
 
 	if (!sa || !fs) {
@@ -486,13 +467,8 @@ static int fill_steps(const struct pe_rope_view *v, uint64_t r0, size_t nrows, v
 		for (j = 0; j < n; j++)
 			pe_sincos_pf(&r->freq[j], pos, &sa[j], &ca[j]);
 		for (b = 0; b < m; b++) {
-			ts = r->step + b * n;
-			tc = r->step + (PE_STEP + b) * n;
-			if (pe_step_row(ts, tc, sa, ca, r->step_e, att, n, fs, fc))
-				for (j = 0; j < n; j++)
-					val[j] = pe_step_settle(&r->freq[j], &r->step_freq[j], ts[j], tc[j],
-								r->step_e[j], pos, (int64_t)b, sa[j], ca[j],
-								att, want_cos);
+			pe_steps_row(&r->steps, r->freq, pos, b, sa, ca, att,
+				     want_cos ? PE_STEP_COS : PE_STEP_SIN, fs, fc);
 			row = (float *)out + (i0 + b) * R;
 			if (r->p.layout == PE_ROPE_HALF) {
 				memcpy(row, val, n * sizeof *row);
@@ -525,7 +501,7 @@ int pe_rope_fill(const void *ctx, uint64_t r0, size_t nrows, void *out, struct p
 			((float *)out)[i] = r->inv32[r0 + i];
 		return 0;
 	}
-	if (r->step && (v->table == PE_ROPE_COS || v->table == PE_ROPE_SIN))
+	if (r->steps.t && (v->table == PE_ROPE_COS || v->table == PE_ROPE_SIN))
 		return fill_steps(v, r0, nrows, out, err);
 	for (i = 0; i < nrows; i++) {
 		row = (float *)out + i * R;

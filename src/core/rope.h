@@ -105,10 +105,8 @@ struct pe_rope {
 	size_t nfreq;			/* R / 2 */
 	float *inv32;			/* float32 inv_freq: emulated, or exact rounded */
 	struct pe_freq *freq;		/* the exact inv_freq, prepared (core/angle.h) */
-	double *step;			/* exact mode: sin, cos of b inv_j for
-					 * b < PE_STEP, per j (or NULL) */
-	double *step_e;			/* pe_f32_sure's margin for step values, per j */
-	struct pe_freq *step_freq;	/* the step table's frequencies (their bounds) */
+	struct pe_steps steps;		/* exact mode: the step kernel's tables
+					 * (core/angle.h), steps.t NULL when not used */
 	double attention;		/* resolved attention factor */
 	float attention32;		/* (float)attention, float32 mode */
 	uint64_t seq_len;		/* resolved (dynamic, longrope) */

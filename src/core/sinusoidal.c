@@ -148,26 +148,13 @@ int pe_sinusoidal_init(struct pe_sinusoidal *s, const struct pe_sinusoidal_param
 	}
 	/* the step kernel's tables: 2 PE_STEP doubles per frequency, 32 MiB at
 	 * most (beyond that, one sincos per value) */
-	if (!p->float32 && s->nfreq <= ((size_t)1 << 15)) {
-		s->step = malloc((s->nfreq ? s->nfreq : 1) * PE_STEP * 2 * sizeof *s->step);
-		s->step_e = malloc((s->nfreq ? s->nfreq : 1) * sizeof *s->step_e);
-		s->step_freq = malloc((s->nfreq ? s->nfreq : 1) * sizeof *s->step_freq);
-		if (!s->step || !s->step_e || !s->step_freq)
-			return pe_fail(err, PE_ERR_NOMEM, "out of memory");
-	}
+	if (!p->float32 && s->nfreq <= ((size_t)1 << 15) && pe_steps_alloc(&s->steps, s->nfreq) != 0)
+		return pe_fail(err, PE_ERR_NOMEM, "out of memory");
 	freq_series(p, &f, &q);
 	for (k = 0; k < s->nfreq; k++) {
 		pe_freq_init(&s->freq[k], &f, bits);
-		if (s->step) {
-			double t[2 * PE_STEP];
-			size_t b;
-
-			s->step_e[k] = pe_step_init(&s->step_freq[k], t, &f, &s->freq[k], 1.0);
-			for (b = 0; b < PE_STEP; b++) {
-				s->step[b * s->nfreq + k] = t[2 * b];
-				s->step[(PE_STEP + b) * s->nfreq + k] = t[2 * b + 1];
-			}
-		}
+		if (s->steps.t)
+			pe_steps_set(&s->steps, k, &f, &s->freq[k], 1.0);
 		pe_mp_mul(&f, &f, &q);
 		if (!(s->freq[k].f <= fmax))
 			fmax = s->freq[k].f;
@@ -189,14 +176,9 @@ void pe_sinusoidal_free(struct pe_sinusoidal *s)
 {
 	free(s->freq);
 	free(s->div32);
-	free(s->step);
-	free(s->step_e);
-	free(s->step_freq);
+	pe_steps_free(&s->steps);
 	s->freq = NULL;
 	s->div32 = NULL;
-	s->step = NULL;
-	s->step_e = NULL;
-	s->step_freq = NULL;
 }
 
 int pe_sinusoidal_tensor(const struct pe_sinusoidal *s, struct pe_tensor *t,
@@ -236,7 +218,6 @@ static int fill_steps(const struct pe_sinusoidal *s, uint64_t r0, size_t nrows, 
 {
 	size_t dim = (size_t)s->p.dim, n = s->nfreq, i0, m, k, b;
 	int64_t first = s->p.padding_idx >= 0 ? 0 : s->p.offset, pos;
-	const double *ts, *tc;
 	double *sa = malloc(2 * n * sizeof *sa), *ca = sa + n;
 	float *fs = malloc(2 * n * sizeof *fs), *fc = fs + n, *row;
 
@@ -251,17 +232,8 @@ static int fill_steps(const struct pe_sinusoidal *s, uint64_t r0, size_t nrows, 
 		for (k = 0; k < n; k++)
 			pe_sincos_pf(&s->freq[k], pos, &sa[k], &ca[k]);
 		for (b = 0; b < m; b++) {
-			ts = s->step + b * n;
-			tc = s->step + (PE_STEP + b) * n;
-			if (pe_step_row(ts, tc, sa, ca, s->step_e, 1.0, n, fs, fc))
-				for (k = 0; k < n; k++) {
-					fs[k] = pe_step_settle(&s->freq[k], &s->step_freq[k], ts[k], tc[k],
-							       s->step_e[k], pos, (int64_t)b, sa[k],
-							       ca[k], 1.0, 0);
-					fc[k] = pe_step_settle(&s->freq[k], &s->step_freq[k], ts[k], tc[k],
-							       s->step_e[k], pos, (int64_t)b, sa[k],
-							       ca[k], 1.0, 1);
-				}
+			pe_steps_row(&s->steps, s->freq, pos, b, sa, ca, 1.0, PE_STEP_SIN | PE_STEP_COS,
+				     fs, fc);
 			row = out + (i0 + b) * dim;
 			put_row(row, fs, fc, s->nsin, s->ncos, s->layout == PE_LAYOUT_INTERLEAVED);
 			/* zero tail: t2t/fairseq with odd D */
@@ -285,7 +257,7 @@ int pe_sinusoidal_fill(const void *ctx, uint64_t r0, size_t nrows, void *out,
 	int64_t pos;
 	double sv, cv;
 
-	if (s->step)
+	if (s->steps.t)
 		return fill_steps(s, r0, nrows, out, err);
 	for (r = 0; r < nrows; r++) {
 		row = (float *)out + r * dim;

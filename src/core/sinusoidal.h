@@ -61,11 +61,8 @@ struct pe_sinusoidal {
 	size_t nsin, ncos, nfreq;	/* sin columns, cos columns, frequencies */
 	struct pe_freq *freq;		/* nfreq prepared frequencies */
 	float *div32;			/* float32: the nfreq div_term values */
-	double *step;			/* sin(b f_k) at [b nfreq + k], then cos(b f_k)
-					 * at [(PE_STEP + b) nfreq + k], b < PE_STEP
-					 * (core/angle.h), or NULL */
-	double *step_e;			/* pe_f32_sure's margin for step values, per k */
-	struct pe_freq *step_freq;	/* the step table's frequencies */
+	struct pe_steps steps;		/* the step kernel's tables (core/angle.h);
+					 * steps.t NULL: one sincos per value */
 };
 
 /* The preset names in enum order, NULL-terminated. */

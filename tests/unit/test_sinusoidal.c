@@ -474,7 +474,7 @@ static void test_step_kernel_same_bytes(void **state)
 		p.padding_idx = c[i].pad;
 		p.layout = c[i].layout;
 		a = table(&p, &s);
-		assert_non_null(s.step);
+		assert_non_null(s.steps.t);
 		dim = (size_t)p.dim;
 		b = malloc((size_t)s.rows * dim * sizeof *b);
 		assert_non_null(b);
@@ -487,11 +487,11 @@ static void test_step_kernel_same_bytes(void **state)
 					    ((size_t)s.rows - starts[j]) * dim * sizeof *b);
 		}
 		/* the per-value path */
-		step = s.step;
-		s.step = NULL;
+		step = s.steps.t;
+		s.steps.t = NULL;
 		memset(b, 0xff, (size_t)s.rows * dim * sizeof *b);
 		assert_int_equal(pe_sinusoidal_fill(&s, 0, (size_t)s.rows, b, &err), 0);
-		s.step = step;
+		s.steps.t = step;
 		assert_memory_equal(a, b, (size_t)s.rows * dim * sizeof *b);
 		free(a);
 		free(b);
