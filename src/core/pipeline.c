@@ -19,12 +19,20 @@
 /* Below this many values a table is filled on the calling thread. */
 #define PARALLEL_MIN_ELEMS ((uint64_t)1 << 17)
 
+/* One block: rows r0 .. r0 + nrows - 1 of t (absolute), filled into buf;
+ * with a text sink also encoded, slice k's text at text + (its first row)
+ * * bound, tlen[k] bytes long.  row: the block's first row among the rows
+ * written of t. */
 struct job {
 	const struct pe_tensor *t;
-	uint64_t r0;
+	uint64_t r0, row;
 	size_t nrows;
 	unsigned char *buf;
 	size_t row_bytes;
+	const struct pe_sink *sink;
+	char *text;
+	size_t bound;
+	size_t *tlen;
 };
 
 struct pool;
@@ -41,7 +49,7 @@ struct pool {
 	pthread_mutex_t mu;
 	pthread_cond_t go, done;
 	unsigned long gen;
-	int busy, quit, failed;
+	int busy, quit, failed, failed_slice;
 	struct job job;
 	struct pe_error err;
 };
@@ -55,6 +63,24 @@ int pe_cpu_count(void)
 	if (n > PE_MAX_THREADS)
 		n = PE_MAX_THREADS;
 	return (int)n;
+}
+
+/* Fill slice [a, b) of the job's block and, with a text sink, encode it;
+ * *len: the text's length. */
+static int do_slice(const struct job *job, size_t a, size_t b, size_t *len,
+		    struct pe_error *err)
+{
+	unsigned char *rows = job->buf + a * job->row_bytes;
+
+	*len = 0;
+	if (b <= a)
+		return 0;
+	if (job->t->fill(job->t->ctx, job->r0 + a, b - a, rows, err) != 0)
+		return -1;
+	if (!job->text)
+		return 0;
+	return job->sink->ops->encode(job->sink, job->t, job->row + a, rows, b - a,
+				      job->text + a * job->bound, len, err);
 }
 
 /* Where worker k of nth starts in the job's block: an even share, moved
@@ -77,7 +103,8 @@ static void *worker(void *p)
 	unsigned long seen = 0;
 	struct job job;
 	struct pe_error err;
-	size_t a, b;
+	size_t a, b, len;
+	int rc;
 
 	for (;;) {
 		pthread_mutex_lock(&pool->mu);
@@ -95,16 +122,16 @@ static void *worker(void *p)
 		b = slice_edge(&job, wa->index + 1, pool->nth);
 		err.code = PE_OK;
 		err.msg[0] = '\0';
-		if (b > a && job.t->fill(job.t->ctx, job.r0 + a, b - a,
-					 job.buf + a * job.row_bytes, &err) != 0) {
-			pthread_mutex_lock(&pool->mu);
-			if (!pool->failed) {
-				pool->failed = 1;
-				pool->err = err;
-			}
-			pthread_mutex_unlock(&pool->mu);
-		}
+		rc = do_slice(&job, a, b, &len, &err);
 		pthread_mutex_lock(&pool->mu);
+		if (job.tlen)
+			job.tlen[wa->index] = len;
+		/* the first slice's error, whichever thread ends first */
+		if (rc != 0 && (!pool->failed || wa->index < pool->failed_slice)) {
+			pool->failed = 1;
+			pool->failed_slice = wa->index;
+			pool->err = err;
+		}
 		if (--pool->busy == 0)
 			pthread_cond_signal(&pool->done);
 		pthread_mutex_unlock(&pool->mu);
@@ -249,43 +276,83 @@ static void advance(struct progress *p, size_t n)
 		p->o->progress(p->o->progress_arg, p->done, p->total);
 }
 
-static int pump_serial(const struct pe_tensor *t, uint64_t off, unsigned char *buf,
+/* A block's buffers: its rows and, for a text sink, their text. */
+struct slot {
+	unsigned char *buf;
+	char *text;
+	size_t tlen[PE_MAX_THREADS];
+};
+
+/* The job for the block of n rows at selected row r of t into slot. */
+static struct job block_job(const struct pe_tensor *t, uint64_t off, uint64_t r, size_t n,
+			    const struct pe_sink *sink, struct slot *slot)
+{
+	struct job job;
+
+	job.t = t;
+	job.r0 = off + r;
+	job.row = r;
+	job.nrows = n;
+	job.buf = slot->buf;
+	job.row_bytes = (size_t)t->cols * pe_dtype_size(t->dtype);
+	job.sink = sink;
+	job.text = sink->ops->encode ? slot->text : NULL;
+	job.bound = job.text ? sink->ops->text_bound(sink, t) : 0;
+	job.tlen = slot->tlen;
+	return job;
+}
+
+/* Give the sink a block that nslices slices filled (and encoded). */
+static int put_block(struct pe_sink *sink, const struct job *job, int nslices,
+		     struct pe_error *err)
+{
+	int k;
+
+	if (!job->text)
+		return sink->ops->rows(sink, job->buf, job->nrows, err);
+	for (k = 0; k < nslices; k++)
+		if (job->tlen[k] &&
+		    sink->ops->text(sink, job->text + slice_edge(job, k, nslices) * job->bound,
+				    job->tlen[k], err) != 0)
+			return -1;
+	return 0;
+}
+
+static int pump_serial(const struct pe_tensor *t, uint64_t off, struct slot *slot,
 		       size_t brows, struct pe_sink *sink, struct progress *pr,
 		       struct pe_error *err)
 {
+	struct job job;
 	uint64_t r;
 	size_t n;
 
 	for (r = 0; r < t->rows; r += n) {
 		n = block_len(t, off, r, brows);
-		if (t->fill(t->ctx, off + r, n, buf, err) != 0)
-			return -1;
-		if (sink->ops->rows(sink, buf, n, err) != 0)
+		job = block_job(t, off, r, n, sink, slot);
+		if (do_slice(&job, 0, n, &slot->tlen[0], err) != 0 ||
+		    put_block(sink, &job, 1, err) != 0)
 			return -1;
 		advance(pr, n);
 	}
 	return 0;
 }
 
-static int pump_parallel(const struct pe_tensor *t, uint64_t off, unsigned char *buf[2],
+/* Workers fill (and encode) block k + 1 while this thread writes block k. */
+static int pump_parallel(const struct pe_tensor *t, uint64_t off, struct slot slot[2],
 			 size_t brows, int nth, struct pe_sink *sink, struct progress *pr,
 			 struct pe_error *err)
 {
 	struct pool pool;
-	struct job job;
+	struct job job[2];
 	uint64_t r, next;
 	size_t n, nn;
 	int k = 0, rc = 0;
 
 	if (pool_start(&pool, nth, err) != 0)
 		return -1;
-	job.t = t;
-	job.row_bytes = (size_t)t->cols * pe_dtype_size(t->dtype);
 	n = block_len(t, off, 0, brows);
-	job.r0 = off;
-	job.nrows = n;
-	job.buf = buf[0];
-	pool_submit(&pool, &job);
+	job[0] = block_job(t, off, 0, n, sink, &slot[0]);
+	pool_submit(&pool, &job[0]);
 	if (pool_wait(&pool, err) != 0) {
 		rc = -1;
 		goto out;
@@ -295,12 +362,10 @@ static int pump_parallel(const struct pe_tensor *t, uint64_t off, unsigned char 
 		nn = 0;
 		if (next < t->rows) {
 			nn = block_len(t, off, next, brows);
-			job.r0 = off + next;
-			job.nrows = nn;
-			job.buf = buf[k ^ 1];
-			pool_submit(&pool, &job);
+			job[k ^ 1] = block_job(t, off, next, nn, sink, &slot[k ^ 1]);
+			pool_submit(&pool, &job[k ^ 1]);
 		}
-		rc = sink->ops->rows(sink, buf[k], n, err);
+		rc = put_block(sink, &job[k], pool.nth, err);
 		if (nn && pool_wait(&pool, rc ? NULL : err) != 0)
 			rc = -1;
 		if (rc)
@@ -323,11 +388,12 @@ int pe_pump(const struct pe_tensor *tin, size_t nt, const struct pe_rowsel *sel,
 {
 	struct pe_tensor *t = NULL;
 	uint64_t *off = NULL;
-	unsigned char *buf[2] = { NULL, NULL };
-	size_t i, bytes, max_bytes = 0;
+	struct slot slot[2];
+	size_t i, bytes, max_bytes = 0, text, max_text = 0, bound;
 	int nth = opts && opts->threads > 1 ? opts->threads : 1, pool = 0, rc = -1;
 	struct progress pr = { opts, 0, 0 };
 
+	memset(slot, 0, sizeof slot);
 	if (nt == 0)
 		return pe_fail(err, PE_ERR_USAGE, "nothing to write");
 	if (nth > PE_MAX_THREADS)
@@ -345,14 +411,27 @@ int pe_pump(const struct pe_tensor *tin, size_t nt, const struct pe_rowsel *sel,
 		bytes = block_rows(&t[i]) * (size_t)t[i].cols * pe_dtype_size(t[i].dtype);
 		if (bytes > max_bytes)
 			max_bytes = bytes;
+		if (sink->ops->encode) {
+			bound = sink->ops->text_bound(sink, &t[i]);
+			if (block_rows(&t[i]) && bound > SIZE_MAX / block_rows(&t[i])) {
+				pe_fail(err, PE_ERR_NOMEM, "rows too long as text");
+				goto out;
+			}
+			text = block_rows(&t[i]) * bound;
+			if (text > max_text)
+				max_text = text;
+		}
 		pool |= use_pool(&t[i], nth);
 		pr.total += t[i].rows;
 	}
-	buf[0] = pe_alloc_big(max_bytes);
-	buf[1] = pool ? pe_alloc_big(max_bytes) : NULL;
-	if (!buf[0] || (pool && !buf[1])) {
-		pe_fail(err, PE_ERR_NOMEM, "out of memory for a block of %zu bytes", max_bytes);
-		goto out;
+	for (i = 0; i < (pool ? 2u : 1u); i++) {
+		slot[i].buf = pe_alloc_big(max_bytes);
+		slot[i].text = max_text ? pe_alloc_big(max_text) : NULL;
+		if (!slot[i].buf || (max_text && !slot[i].text)) {
+			pe_fail(err, PE_ERR_NOMEM, "out of memory for a block of %zu bytes",
+				max_bytes + max_text);
+			goto out;
+		}
 	}
 	if (sink->ops->begin(sink, t, nt, meta, err) != 0)
 		goto out;
@@ -360,10 +439,10 @@ int pe_pump(const struct pe_tensor *tin, size_t nt, const struct pe_rowsel *sel,
 		if (sink->ops->tensor(sink, i, err) != 0)
 			goto out;
 		if (use_pool(&t[i], nth)) {
-			if (pump_parallel(&t[i], off[i], buf, block_rows(&t[i]), nth, sink, &pr,
+			if (pump_parallel(&t[i], off[i], slot, block_rows(&t[i]), nth, sink, &pr,
 					  err) != 0)
 				goto out;
-		} else if (pump_serial(&t[i], off[i], buf[0], block_rows(&t[i]), sink, &pr,
+		} else if (pump_serial(&t[i], off[i], &slot[0], block_rows(&t[i]), sink, &pr,
 				       err) != 0) {
 			goto out;
 		}
@@ -372,8 +451,10 @@ int pe_pump(const struct pe_tensor *tin, size_t nt, const struct pe_rowsel *sel,
 		goto out;
 	rc = 0;
 out:
-	free(buf[0]);
-	free(buf[1]);
+	for (i = 0; i < 2; i++) {
+		free(slot[i].buf);
+		free(slot[i].text);
+	}
 	free(off);
 	free(t);
 	return rc;
@@ -431,8 +512,13 @@ static void copy_destroy(struct pe_sink *s)
 int pe_tensor_materialize(const struct pe_tensor *t, void *dst, const struct pe_pump_opts *opts,
 			  struct pe_error *err)
 {
-	static const struct pe_sink_ops ops = { copy_begin, copy_tensor, copy_rows, copy_end,
-						copy_destroy };
+	static const struct pe_sink_ops ops = {
+		.begin = copy_begin,
+		.tensor = copy_tensor,
+		.rows = copy_rows,
+		.end = copy_end,
+		.destroy = copy_destroy,
+	};
 	struct copy_sink c;
 	struct pe_pump_opts quiet = { opts ? opts->threads : 1, NULL, NULL };
 

@@ -10,7 +10,8 @@
  * with a header that describes all tensors (safetensors) can stream.
  *
  * Memory: two blocks of about PE_BLOCK_BYTES each (or of the tensor's own
- * block_rows), whatever the table size.  Parallel tensors are filled by
+ * block_rows), whatever the table size, and for a text sink two blocks of
+ * their text.  Parallel tensors are filled by
  * worker threads (struct pe_pump_opts: the caller decides how many) while
  * the calling thread writes the previous block, so computing and writing
  * overlap.  Each worker fills a contiguous slice of a block, so output
@@ -42,6 +43,21 @@ struct pe_sink_ops {
 	int (*rows)(struct pe_sink *s, const void *data, size_t nrows, struct pe_error *err);
 	int (*end)(struct pe_sink *s, struct pe_error *err);
 	void (*destroy)(struct pe_sink *s);
+	/*
+	 * Optional text stage, for formats that are text (csv, json): when
+	 * encode is set, the pump calls encode and text instead of rows.
+	 * text_bound: the most bytes encode writes per row of tensor t.
+	 * encode: nrows rows of t (row: the index of the first one among the
+	 * rows written of t, 0-based) as text in out, its length in *len; it
+	 * must not change the sink, because the pump's workers call it on
+	 * their slices at once, right after filling them.  Returns 0 or -1.
+	 * text: the next len bytes of the file, in order.
+	 */
+	size_t (*text_bound)(const struct pe_sink *s, const struct pe_tensor *t);
+	int (*encode)(const struct pe_sink *s, const struct pe_tensor *t, uint64_t row,
+		      const void *data, size_t nrows, char *out, size_t *len,
+		      struct pe_error *err);
+	int (*text)(struct pe_sink *s, const char *text, size_t len, struct pe_error *err);
 };
 
 /* Every sink starts with this member. */

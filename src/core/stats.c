@@ -312,7 +312,11 @@ static void stats_destroy(struct pe_sink *sink)
 }
 
 static const struct pe_sink_ops stats_ops = {
-	stats_begin, stats_tensor, stats_rows, stats_end, stats_destroy
+	.begin = stats_begin,
+	.tensor = stats_tensor,
+	.rows = stats_rows,
+	.end = stats_end,
+	.destroy = stats_destroy,
 };
 
 struct pe_sink *pe_stats_sink_new(const struct pe_stats_params *p, struct pe_error *err)

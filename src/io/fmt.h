@@ -23,6 +23,10 @@
 #include <stdint.h>
 
 #define PE_FMT_BUF 40
+/* The longest text pe_fmt_f32 returns ("-1000000000000000" from -1e15
+ * up: 16 fixed digits and a sign), and of an int32 by pe_fmt_i64 (11); the
+ * NUL after it makes one byte more. */
+#define PE_FMT_F32_MAX 17
 
 /* Write v into buf (at least PE_FMT_BUF bytes); returns the length. */
 size_t pe_fmt_f32(float v, char *buf);

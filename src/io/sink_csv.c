@@ -16,8 +16,7 @@ struct csv_sink {
 	struct pe_sink base;
 	FILE *fp;
 	struct pe_sink_opts opts;
-	const struct pe_tensor *t;
-	char *line;
+	char *line;		/* the header */
 	size_t cap;
 };
 
@@ -33,7 +32,6 @@ static int csv_begin(struct pe_sink *s, const struct pe_tensor *t, size_t nt,
 	if (nt != 1)
 		return pe_fail(err, PE_ERR_USAGE,
 			       "csv holds one tensor, this result has %zu (use json or safetensors)", nt);
-	c->t = t;
 	if (t->cols > (SIZE_MAX - 2) / (PE_FMT_BUF + strlen(prefix) + 1))
 		return pe_fail(err, PE_ERR_USAGE, "rows too wide for csv");
 	c->cap = (size_t)t->cols * (PE_FMT_BUF + strlen(prefix) + 1) + 2;
@@ -65,28 +63,43 @@ static int csv_begin(struct pe_sink *s, const struct pe_tensor *t, size_t nt,
 	return pe_write(c->fp, c->line, len, err);
 }
 
-static int csv_rows(struct pe_sink *s, const void *data, size_t nrows, struct pe_error *err)
+/* A row: at most PE_FMT_F32_MAX characters and a separator per value, and
+ * the NUL pe_fmt_* writes after the last. */
+static size_t csv_text_bound(const struct pe_sink *s, const struct pe_tensor *t)
 {
-	struct csv_sink *c = (struct csv_sink *)s;
-	size_t cols = (size_t)c->t->cols, r, k, len;
+	(void)s;
+	return (size_t)t->cols * (PE_FMT_F32_MAX + 1) + 1;
+}
+
+static int csv_encode(const struct pe_sink *s, const struct pe_tensor *t, uint64_t row,
+		      const void *data, size_t nrows, char *out, size_t *len,
+		      struct pe_error *err)
+{
+	size_t cols = (size_t)t->cols, r, k, n = 0;
 	const float *f = data;
 	const int32_t *iv = data;
 
+	(void)s;
+	(void)row;
+	(void)err;
 	for (r = 0; r < nrows; r++) {
-		len = 0;
 		for (k = 0; k < cols; k++) {
 			if (k)
-				c->line[len++] = ',';
-			if (c->t->dtype == PE_F32)
-				len += pe_fmt_f32(f[r * cols + k], c->line + len);
+				out[n++] = ',';
+			if (t->dtype == PE_F32)
+				n += pe_fmt_f32(f[r * cols + k], out + n);
 			else
-				len += pe_fmt_i64(iv[r * cols + k], c->line + len);
+				n += pe_fmt_i64(iv[r * cols + k], out + n);
 		}
-		c->line[len++] = '\n';
-		if (pe_write(c->fp, c->line, len, err) != 0)
-			return -1;
+		out[n++] = '\n';
 	}
+	*len = n;
 	return 0;
+}
+
+static int csv_text(struct pe_sink *s, const char *text, size_t len, struct pe_error *err)
+{
+	return pe_write(((struct csv_sink *)s)->fp, text, len, err);
 }
 
 static void csv_destroy(struct pe_sink *s)
@@ -98,7 +111,13 @@ static void csv_destroy(struct pe_sink *s)
 }
 
 static const struct pe_sink_ops csv_ops = {
-	csv_begin, pe_sink_nop_tensor, csv_rows, pe_sink_nop_end, csv_destroy
+	.begin = csv_begin,
+	.tensor = pe_sink_nop_tensor,
+	.end = pe_sink_nop_end,
+	.destroy = csv_destroy,
+	.text_bound = csv_text_bound,
+	.encode = csv_encode,
+	.text = csv_text,
 };
 
 struct pe_sink *pe_sink_csv_new(FILE *fp, const struct pe_sink_opts *opts, struct pe_error *err)

@@ -22,10 +22,7 @@ struct json_sink {
 	struct pe_sink base;
 	FILE *fp;
 	const struct pe_tensor *t;
-	size_t nt, cur;
-	uint64_t row;		/* rows of the current tensor written so far */
-	char *line;
-	size_t cap;
+	size_t nt;
 	const struct pe_meta *meta;
 	int open;		/* a tensor's data array is open */
 };
@@ -47,12 +44,8 @@ static int json_begin(struct pe_sink *s, const struct pe_tensor *t, size_t nt,
 	for (i = 0; i < nt; i++)
 		if (t[i].cols > maxcols)
 			maxcols = t[i].cols;
-	if (maxcols > (SIZE_MAX - 16) / (PE_FMT_BUF + 1))
+	if (maxcols > (SIZE_MAX - 16) / (PE_FMT_F32_MAX + 1))
 		return pe_fail(err, PE_ERR_USAGE, "rows too wide for json");
-	j->cap = (size_t)maxcols * (PE_FMT_BUF + 1) + 16;
-	j->line = malloc(j->cap);
-	if (!j->line)
-		return pe_fail(err, PE_ERR_NOMEM, "out of memory for a json line");
 	j->t = t;
 	j->nt = nt;
 	j->meta = meta;
@@ -101,8 +94,6 @@ static int json_tensor(struct pe_sink *s, size_t index, struct pe_error *err)
 
 	if (json_close_tensor(j, err) != 0)
 		return -1;
-	j->cur = index;
-	j->row = 0;
 	j->open = 1;
 	if (j->nt > 1) {
 		name = pe_json_quote(t->name);
@@ -125,46 +116,58 @@ static int json_tensor(struct pe_sink *s, size_t index, struct pe_error *err)
 	return open_data(j, j->meta, err);
 }
 
-static int json_rows(struct pe_sink *s, const void *data, size_t nrows, struct pe_error *err)
+/* A row: ",\n[[", at most PE_FMT_F32_MAX characters and a separator per
+ * value, "]]" and the NUL pe_fmt_* writes after the last value. */
+static size_t json_text_bound(const struct pe_sink *s, const struct pe_tensor *t)
 {
-	struct json_sink *j = (struct json_sink *)s;
-	const struct pe_tensor *t = &j->t[j->cur];
-	size_t cols = (size_t)t->cols, r, k, len;
+	(void)s;
+	return (size_t)t->cols * (PE_FMT_F32_MAX + 1) + 8;
+}
+
+static int json_encode(const struct pe_sink *s, const struct pe_tensor *t, uint64_t row,
+		       const void *data, size_t nrows, char *out, size_t *len,
+		       struct pe_error *err)
+{
+	size_t cols = (size_t)t->cols, r, k, n = 0;
 	uint64_t inner = t->ndim == 3 ? t->shape[1] : 0;
 	const float *f = data;
 	const int32_t *iv = data;
 
-	for (r = 0; r < nrows; r++, j->row++) {
-		len = 0;
-		if (j->row)
-			j->line[len++] = ',';
-		j->line[len++] = '\n';
-		if (inner && j->row % inner == 0)
-			j->line[len++] = '[';
+	(void)s;
+	for (r = 0; r < nrows; r++, row++) {
+		if (row)
+			out[n++] = ',';
+		out[n++] = '\n';
+		if (inner && row % inner == 0)
+			out[n++] = '[';
 		if (t->ndim > 1)
-			j->line[len++] = '[';
+			out[n++] = '[';
 		for (k = 0; k < cols; k++) {
 			if (k)
-				j->line[len++] = ',';
+				out[n++] = ',';
 			if (t->dtype == PE_I32) {
-				len += pe_fmt_i64(iv[r * cols + k], j->line + len);
+				n += pe_fmt_i64(iv[r * cols + k], out + n);
 				continue;
 			}
 			if (!isfinite(f[r * cols + k]))
 				return pe_fail(err, PE_ERR_DATA,
 					       "json cannot hold %s (tensor '%s', row %llu, column %zu); use csv, raw, npy or safetensors",
 					       isnan(f[r * cols + k]) ? "nan" : "an infinity", t->name,
-					       (unsigned long long)j->row, k);
-			len += pe_fmt_f32(f[r * cols + k], j->line + len);
+					       (unsigned long long)row, k);
+			n += pe_fmt_f32(f[r * cols + k], out + n);
 		}
 		if (t->ndim > 1)
-			j->line[len++] = ']';
-		if (inner && j->row % inner == inner - 1)
-			j->line[len++] = ']';
-		if (pe_write(j->fp, j->line, len, err) != 0)
-			return -1;
+			out[n++] = ']';
+		if (inner && row % inner == inner - 1)
+			out[n++] = ']';
 	}
+	*len = n;
 	return 0;
+}
+
+static int json_text(struct pe_sink *s, const char *text, size_t len, struct pe_error *err)
+{
+	return pe_write(((struct json_sink *)s)->fp, text, len, err);
 }
 
 static int json_end(struct pe_sink *s, struct pe_error *err)
@@ -180,12 +183,17 @@ static void json_destroy(struct pe_sink *s)
 {
 	struct json_sink *j = (struct json_sink *)s;
 
-	free(j->line);
 	free(j);
 }
 
 static const struct pe_sink_ops json_ops = {
-	json_begin, json_tensor, json_rows, json_end, json_destroy
+	.begin = json_begin,
+	.tensor = json_tensor,
+	.end = json_end,
+	.destroy = json_destroy,
+	.text_bound = json_text_bound,
+	.encode = json_encode,
+	.text = json_text,
 };
 
 struct pe_sink *pe_sink_json_new(FILE *fp, const struct pe_sink_opts *opts, struct pe_error *err)

@@ -1440,7 +1440,11 @@ static void png_destroy(struct pe_sink *s)
 }
 
 static const struct pe_sink_ops png_ops = {
-	png_begin, pe_sink_nop_tensor, png_rows, png_end, png_destroy
+	.begin = png_begin,
+	.tensor = pe_sink_nop_tensor,
+	.rows = png_rows,
+	.end = png_end,
+	.destroy = png_destroy,
 };
 
 struct pe_sink *pe_sink_png_new(FILE *fp, const struct pe_sink_opts *opts, struct pe_error *err)

@@ -87,7 +87,11 @@ static void raw_destroy(struct pe_sink *s)
 }
 
 static const struct pe_sink_ops raw_ops = {
-	raw_begin, pe_sink_nop_tensor, raw_rows, pe_sink_nop_end, raw_destroy
+	.begin = raw_begin,
+	.tensor = pe_sink_nop_tensor,
+	.rows = raw_rows,
+	.end = pe_sink_nop_end,
+	.destroy = raw_destroy,
 };
 
 static struct pe_sink *make(FILE *fp, int npy, struct pe_error *err)

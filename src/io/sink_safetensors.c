@@ -160,7 +160,11 @@ static void st_destroy(struct pe_sink *s)
 }
 
 static const struct pe_sink_ops st_ops = {
-	st_begin, st_tensor, st_rows, pe_sink_nop_end, st_destroy
+	.begin = st_begin,
+	.tensor = st_tensor,
+	.rows = st_rows,
+	.end = pe_sink_nop_end,
+	.destroy = st_destroy,
 };
 
 struct pe_sink *pe_sink_safetensors_new(FILE *fp, const struct pe_sink_opts *opts,

@@ -78,6 +78,29 @@ check "threads: same bytes (sinusoidal)" same_output "$T/t1.f32" "$T/t3.f32"
 POSENC_THREADS=1 "$POSENC" generate learned -n 3000 -d 256 -f raw >"$T/l1.f32"
 POSENC_THREADS=4 "$POSENC" generate learned -n 3000 -d 256 -f raw >"$T/l4.f32"
 check "threads: same bytes (learned)" same_output "$T/l1.f32" "$T/l4.f32"
+# csv and json text is made by the worker threads, each its own slice of
+# a block: the same bytes for every count, the same numbers as raw
+for f in csv json; do
+	for n in 1 3 7; do
+		POSENC_THREADS=$n "$POSENC" generate sinusoidal -n 3000 -d 256 -f $f >"$T/t$n.$f"
+	done
+	check "threads: same bytes ($f, 1 and 3)" same_output "$T/t1.$f" "$T/t3.$f"
+	check "threads: same bytes ($f, 1 and 7)" same_output "$T/t1.$f" "$T/t7.$f"
+done
+check "threads: csv text reads back as the raw values" python3 -c '
+import struct, sys
+raw = open(sys.argv[1], "rb").read()
+want = struct.unpack("<%df" % (len(raw) // 4), raw)
+got = [float(x) for line in open(sys.argv[2]) for x in line.split(",")]
+assert len(got) == len(want) == 3000 * 256
+assert all(struct.pack("<f", g) == struct.pack("<f", w) for g, w in zip(got, want))
+' "$T/t1.f32" "$T/t7.csv"
+check "threads: json rows are the csv rows" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))["data"]
+rows = [[float(x) for x in line.split(",")] for line in open(sys.argv[2])]
+assert len(d) == 3000 and d == rows
+' "$T/t7.json" "$T/t1.csv"
 POSENC_THREADS=zero "$POSENC" generate sinusoidal -n 3000 -d 256 -f raw >"$T/tz.f32" 2>"$T/err"
 check "bad POSENC_THREADS: exit 2" [ $? -eq 2 ]
 

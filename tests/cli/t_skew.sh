@@ -195,6 +195,13 @@ run skew -i "$K/b.csv" --mode causal --fill -3 -f json
 check "json meta: the parameters and the sign convention" ok_and sh -c 'printf "%s" "$1" | grep -q "\"command\":\"skew\",\"mode\":\"causal\",\"inverse\":false,\"raw\":false,\"broadcast\":false,\"index_map\":false,\"fill\":-3,\"L\":4,\"distance\":\"key - query\"},\"data\":\[$"' _ "$(head -1 "$T/out")"
 fails 1 "json refuses a -inf fill" "json cannot hold an infinity (tensor 'skew', row 0, column 1); use csv, raw, npy or safetensors$" \
 	skew -i "$K/b.csv" --mode causal --fill -inf -o "$T/eo/o.json"
+# every slice of every block has an infinity: the error names the first,
+# whichever worker thread finds its own first
+seq -1023 1023 | paste -sd, - >"$K/rel1023.csv"
+for n in 1 3 8; do
+	fails 1 "json refuses a -inf fill, $n threads" "json cannot hold an infinity (tensor 'skew', row 0, column 1); use csv, raw, npy or safetensors$" \
+		skew -i "$K/rel1023.csv" --broadcast --mode causal --fill -inf --threads $n -o "$T/eo/o.json"
+done
 run skew -i "$K/one.csv" --mode causal --fill -inf -f json
 check "json with a -inf fill no cell gets: valid json, fill as a string" ok_and sk json "$T/out" \
 	'd["data"] == [[7]] and d["meta"]["fill"] == "-inf" and d["meta"]["L"] == 1'

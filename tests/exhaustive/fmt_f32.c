@@ -35,6 +35,7 @@ static void *worker(void *arg)
 {
 	struct shared *sh = arg;
 	char fast[PE_FMT_BUF], slow[PE_FMT_BUF];
+	size_t len;
 	uint64_t c, b, first, checked, bad;
 	uint32_t bits;
 	float v;
@@ -50,10 +51,10 @@ static void *worker(void *arg)
 		for (b = first; b < (c + 1) * CHUNK; b += sh->n) {
 			bits = (uint32_t)b;
 			memcpy(&v, &bits, sizeof v);
-			pe_fmt_f32(v, fast);
+			len = pe_fmt_f32(v, fast);
 			pe_fmt_f32_slow(v, slow);
 			checked++;
-			if (strcmp(fast, slow) != 0) {
+			if (strcmp(fast, slow) != 0 || len > PE_FMT_F32_MAX) {
 				pthread_mutex_lock(&sh->mu);
 				if (sh->mismatched + bad < SHOW)
 					printf("MISMATCH bits 0x%08x: fast '%s', definition '%s'\n",

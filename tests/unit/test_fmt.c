@@ -66,8 +66,9 @@ static void same(uint32_t bits, struct tally *t)
 	if (nf != ns || strcmp(fast, slow) != 0)
 		fail_msg("bits 0x%08x: pe_fmt_f32 wrote '%s' (%zu), the definition '%s' (%zu)",
 			 (unsigned)bits, fast, nf, slow, ns);
-	if (strlen(fast) != nf)
-		fail_msg("bits 0x%08x: length %zu for '%s'", (unsigned)bits, nf, fast);
+	if (strlen(fast) != nf || nf > PE_FMT_F32_MAX)
+		fail_msg("bits 0x%08x: length %zu for '%s' (at most %d)", (unsigned)bits, nf, fast,
+			 PE_FMT_F32_MAX);
 	k = sig_digits(fast);
 	t->by_digits[k < 10 ? k : 0]++;
 	t->checked++;
@@ -134,6 +135,15 @@ static void test_specials_and_ends(void **state)
 		same(0x800000u - k, &t);
 		same(0x800000u + k, &t);
 		same(0x7f800000u - k, &t);
+	}
+	/* the longest text: 16 fixed digits and a sign, as the float below
+	 * -1e16 (-9999999198822400, its neighbours 2^30 away, so 7 digits
+	 * read back and 6 do not) */
+	{
+		char b[PE_FMT_BUF];
+
+		assert_int_equal(pe_fmt_f32(nextafterf(-1e16f, 0.0f), b), PE_FMT_F32_MAX);
+		assert_string_equal(b, "-9999999000000000");
 	}
 	print_message("ends: %llu values\n", (unsigned long long)t.checked);
 }

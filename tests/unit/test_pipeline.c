@@ -85,7 +85,13 @@ static void cs_destroy(struct pe_sink *s)
 	(void)s;
 }
 
-static const struct pe_sink_ops cs_ops = { cs_begin, cs_tensor, cs_rows, cs_end, cs_destroy };
+static const struct pe_sink_ops cs_ops = {
+	.begin = cs_begin,
+	.tensor = cs_tensor,
+	.rows = cs_rows,
+	.end = cs_end,
+	.destroy = cs_destroy,
+};
 
 static struct pe_tensor make_tensor(struct gen *g, uint64_t rows, int parallel)
 {
