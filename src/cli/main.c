@@ -14,7 +14,6 @@
 #include "cli/complete.h"
 #include "cli/msg.h"
 #include "cli/opt.h"
-#include "core/gemm.h"
 #include "io/output.h"
 #include "version.h"
 
@@ -107,7 +106,6 @@ int main(int argc, char **argv)
 	hold_std_fds();
 	catch_fatal_signals();
 	signal(SIGPIPE, SIG_IGN);
-	pe_gemm_init();
 	setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
 
 	if (argc < 2) {

@@ -1,6 +1,7 @@
 /*
  * gemm.h - the one place posenc calls BLAS: C = A B^T for row-major A (m x k)
- * and B (n x k), as CBLAS's dgemm / sgemm (OpenBLAS, found by pkg-config).
+ * and B (n x k), as CBLAS's dgemm / sgemm (OpenBLAS: its header found by
+ * pkg-config, the library loaded at run time, see gemm.c).
  *
  * Numeric contract: pe_gemm_d accumulates in double, pe_gemm_s in float; the
  * order of the additions is BLAS's own (blocked, vectorised, possibly fused
@@ -11,17 +12,20 @@
  *
  * Threads: posenc runs its own worker threads (core/pipeline.h) and calls
  * these from several of them at once, so BLAS itself must use one thread;
- * pe_gemm_init() sets that once for the process.
+ * pe_gemm_init() sets that once for the process, when it loads the library.
  */
 #ifndef PE_GEMM_H
 #define PE_GEMM_H
 
 #include <stddef.h>
 
-/* BLAS threads: one, and BLAS's own idle thread pool stopped (it costs a
- * core at start-up otherwise).  Call it early, before starting threads;
- * later calls do nothing. */
-void pe_gemm_init(void);
+#include "core/err.h"
+
+/* Load OpenBLAS (PE_OPENBLAS_SONAME, at the first call; thread-safe) with
+ * one BLAS thread and its idle thread pool stopped.  Returns 0, or -1
+ * (PE_ERR_IO) when it cannot be loaded; pe_gemm_d and pe_gemm_s need a
+ * successful call first. */
+int pe_gemm_init(struct pe_error *err);
 
 void pe_gemm_d(size_t m, size_t n, size_t k, const double *a, size_t lda, const double *b,
 	       size_t ldb, double *c, size_t ldc);

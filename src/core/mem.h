@@ -4,9 +4,10 @@
  * Why: first touching fresh memory costs a page fault per 4 KiB page, and
  * on the virtual machines posenc was measured on a fault costs about 12 us:
  * a 32 MiB table is 0.1 s of faults before any work.  Buffers of at least
- * PE_BIG_BYTES are therefore aligned to 2 MiB and marked for transparent
- * huge pages (madvise MADV_HUGEPAGE, where the system has it), so a 2 MiB
- * page takes one fault.  Smaller ones are plain malloc.  Either kind is
+ * PE_BIG_BYTES / 2 (the pump's 1 MiB blocks) are therefore rounded up to
+ * whole 2 MiB pages, aligned to them and marked for transparent huge pages
+ * (madvise MADV_HUGEPAGE, where the system has it), so a 2 MiB page takes
+ * one fault.  Smaller ones are plain malloc.  Either kind is
  * released with free().
  */
 #ifndef PE_MEM_H

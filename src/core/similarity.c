@@ -345,7 +345,8 @@ int pe_similarity_init(struct pe_similarity *s, const struct pe_matrix_view *w,
 	s->e_cos = ((double)s->d + 12) * U * 1.001;
 	s->e_dot = ((double)s->d + 10) * U * 1.0001;
 	s->e_euc = ((double)s->d + 10) * U * 1.0001;
-	pe_gemm_init();
+	if (pe_gemm_init(err) != 0)
+		return -1;
 	return cache_init(s, err);
 }
 

@@ -26,7 +26,6 @@
 
 #include "cli/commands.h"
 #include "cli/opt.h"
-#include "core/gemm.h"
 #include "fuzz.h"
 
 #define MAX_ARGS 64
@@ -171,7 +170,6 @@ static void setup(void)
 
 	signal(SIGPIPE, SIG_IGN);
 	setenv("POSENC_THREADS", "1", 1);
-	pe_gemm_init();
 	strcpy(workdir, "/tmp/posenc-fuzz-XXXXXX");
 	if (!mkdtemp(workdir) || chdir(workdir) != 0 || mkdir("in", 0755) != 0) {
 		perror("fuzz_cli: temporary directory");
