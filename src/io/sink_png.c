@@ -109,6 +109,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/mem.h"
 #include "io/colormap.h"
 #include "io/fmt.h"
 #include "io/font.h"
@@ -438,10 +439,12 @@ static int png_begin(struct pe_sink *s, const struct pe_tensor *t, size_t nt,
 				       p->gw, p->gh);
 		return 0;
 	}
-	p->sum = calloc((size_t)p->panels * p->gh * p->gw, sizeof *p->sum);
+	/* 128 MiB at 4096 x 4096: huge pages save the faults (core/mem.h) */
+	p->sum = pe_alloc_big((size_t)p->panels * p->gh * p->gw * sizeof *p->sum);
 	if (!p->rb || !p->cb || !p->sum)
 		return pe_fail(err, PE_ERR_NOMEM, "out of memory for a %u x %u heatmap", p->gw,
 			       p->gh);
+	memset(p->sum, 0, (size_t)p->panels * p->gh * p->gw * sizeof *p->sum);
 	return 0;
 }
 
@@ -1383,7 +1386,7 @@ static int png_end(struct pe_sink *s, struct pe_error *err)
 	if (p->ids && id_range(p, vmin, vmax, err) != 0)
 		return -1;
 	plan(p, vmin, vmax, &L);
-	p->img = malloc((size_t)p->w * (size_t)p->h * 3);
+	p->img = pe_alloc_big((size_t)p->w * (size_t)p->h * 3);
 	if (!p->img)
 		return pe_fail(err, PE_ERR_NOMEM, "out of memory for a %d x %d image", p->w, p->h);
 	memset(p->img, BG_RGB[0], (size_t)p->w * (size_t)p->h * 3);
