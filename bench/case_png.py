@@ -1,5 +1,6 @@
-"""A 1024 x 1024 sinusoidal table as a viridis PNG: posenc vs
-matplotlib.pyplot.imsave of the same float32 table (bench/mpl_png.py).
+"""A sinusoidal table as a viridis PNG, 1024 x 1024 and 4096 x 4096 (one
+pixel per cell, --size N): posenc vs matplotlib.pyplot.imsave of the same
+float32 table (bench/mpl_png.py).
 
 The check decodes both PNGs (Pillow, which Debian's python3-matplotlib
 depends on), crops posenc's heatmap (its rectangle is in the
@@ -10,7 +11,7 @@ import json
 
 import numpy as np
 
-N = 1024
+SIZES = (1024, 4096)
 
 
 def heatmap_agreement(posenc_png, ref_png):
@@ -42,9 +43,10 @@ def heatmap_agreement(posenc_png, ref_png):
 
 
 CASES = [
-    dict(name=f"generate sinusoidal -n {N} -d {N} -f png (viridis) vs plt.imsave",
-         posenc=["generate", "sinusoidal", "-n", str(N), "-d", str(N), "-f", "png",
-                 "--no-colorbar", "--size", str(N), "-o", "{out}"],
-         ref=["mpl_png.py", str(N), str(N), "{out}"],
-         compare=heatmap_agreement),
+    dict(name=f"generate sinusoidal -n {n} -d {n} -f png (viridis) vs plt.imsave",
+         posenc=["generate", "sinusoidal", "-n", str(n), "-d", str(n), "-f", "png",
+                 "--no-colorbar", "--size", str(n), "-o", "{out}"],
+         ref=["mpl_png.py", str(n), str(n), "{out}"],
+         compare=heatmap_agreement)
+    for n in SIZES
 ]

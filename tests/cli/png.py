@@ -8,13 +8,14 @@
 #   png.py FILE hmjson EXPR     -> EXPR of d, the posenc:heatmap object
 #   png.py FILE pcell K R C NR NC -> "r g b" at the centre of cell (R, C) of panel K
 #   png.py FILE hmtest EXPR     -> exit 0 if EXPR of d (posenc:heatmap) is true
+#   png.py FILE sha256          -> SHA-256 of "W H\n" and the RGB rows, top to bottom
 # Used by the CLI tests (tests/cli/run.sh defines png() to run it).
-import json, struct, sys, zlib
+import hashlib, json, struct, sys, zlib
 
 def read(path):
     data = open(path, 'rb').read()
     assert data[:8] == b'\x89PNG\r\n\x1a\n', 'not a PNG'
-    pos, idat, text, chunks = 8, b'', {}, []
+    pos, idat, text, chunks = 8, [], {}, []
     while pos < len(data):
         n, kind = struct.unpack('>I4s', data[pos:pos + 8])
         body = data[pos + 8:pos + 8 + n]
@@ -24,7 +25,7 @@ def read(path):
             w, h, depth, ctype, _, _, interlace = struct.unpack('>IIBBBBB', body)
             assert (depth, ctype, interlace) == (8, 2, 0), 'expected 8-bit RGB'
         elif kind == b'IDAT':
-            idat += body
+            idat.append(body)
         elif kind == b'tEXt':
             k, v = body.split(b'\0', 1)
             text[k.decode('latin-1')] = v.decode('latin-1')
@@ -35,11 +36,11 @@ def read(path):
             _, v = rest.split(b'\0', 1)
             text[k.decode('latin-1')] = (zlib.decompress(v) if comp else v).decode('utf-8')
         pos += 12 + n
-    raw, stride, prev, rows, i = zlib.decompress(idat), 3 * w, bytearray(3 * w), [], 0
+    raw, stride, prev, rows, i = zlib.decompress(b''.join(idat)), 3 * w, bytearray(3 * w), [], 0
     for _ in range(h):
         f, line = raw[i], bytearray(raw[i + 1:i + 1 + stride])
         i += 1 + stride
-        for x in range(stride):
+        for x in range(stride if f else 0):
             a = line[x - 3] if x >= 3 else 0
             b = prev[x]
             c = prev[x - 3] if x >= 3 else 0
@@ -81,6 +82,8 @@ elif cmd == 'pcell':
     x, y, hw, hh = json.loads(text['posenc:heatmap'])['panels'][k]
     px, py = x + (2 * c + 1) * hw // (2 * nc), y + (2 * r + 1) * hh // (2 * nr)
     print(*rows[py][3 * px:3 * px + 3])
+elif cmd == 'sha256':
+    print(hashlib.sha256(b'%d %d\n' % (w, h) + b''.join(rows)).hexdigest())
 elif cmd == 'same':
     w2, h2, rows2, _, _ = read(sys.argv[3])
     sys.exit(0 if (w, h, rows) == (w2, h2, rows2) else 1)
