@@ -13,6 +13,8 @@ Usage: check.py PATH/TO/posenc.  Prints "numpy: N passed, N failed".
 - learned tables equal an independent Python implementation of the
   documented algorithm (Philox4x32-10, Marsaglia polar), up to the last bit
   of the logarithm (math.log here, posenc's own log there);
+- PNG heatmaps (--no-axes, full size) have the pixels of matplotlib's
+  imsave of the same table, exactly;
 - skew equals NumPy's pad/reshape/slice procedures written here (bidir and
   causal, forward and inverse, the causal --raw garbage), bit for bit.
 """
@@ -439,6 +441,35 @@ def test_similarity_png():
           hm)
 
 
+def test_png_pixels():
+    """--no-axes at full size draws what matplotlib's imsave draws: every
+    pixel the colour map's colour of its value (both decoded by Pillow)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from PIL import Image
+
+    cases = (
+        (("generate", "sinusoidal", "-n", "1024", "-d", "1024"), (), {"cmap": "viridis"}),
+        (("generate", "learned", "-n", "512", "-d", "768", "--seed", "7"), ("--cmap", "magma"),
+         {"cmap": "magma"}),
+        (("similarity", "sinusoidal", "-n", "1024", "-d", "64"),
+         ("--cmap", "coolwarm", "--vmin", "-1", "--vmax", "1"),
+         {"cmap": "coolwarm", "vmin": -1, "vmax": 1}),
+    )
+    for args, png_args, mpl in cases:
+        table, _ = load(*args, "-f", "npy")
+        data = posenc(*args, *png_args, "-f", "png", "--no-axes", "--size", str(max(table.shape)))
+        ours = np.asarray(Image.open(io.BytesIO(data)).convert("RGB"))
+        buf = io.BytesIO()
+        plt.imsave(buf, table, format="png", **mpl)
+        ref = np.asarray(Image.open(io.BytesIO(buf.getvalue())).convert("RGB"))
+        same = ours.shape == ref.shape and np.array_equal(ours, ref)
+        check(f"png pixels = imsave's: {' '.join(args[:2])} {table.shape} {mpl['cmap']}", same,
+              f"{ours.shape} vs {ref.shape}" if ours.shape != ref.shape
+              else f"{int((ours != ref).any(-1).sum())} pixels differ")
+
+
 def f32_nearest(exact):
     """the float32 nearest to a Decimal, ties to even"""
     f = np.float32(float(exact))
@@ -612,7 +643,7 @@ def test_skew():
 
 def main():
     for test in (test_sinusoidal, test_formats_agree, test_learned, test_similarity_metrics,
-                 test_similarity_stats, test_similarity_profile, test_similarity_png,
+                 test_similarity_stats, test_similarity_profile, test_similarity_png, test_png_pixels,
                  test_similarity_exact_hard, test_skew, test_bucket):
         try:
             test()
