@@ -19,4 +19,8 @@ CASES = [
          posenc=["generate", "sinusoidal", "-n", "4096", "-d", "1024", "-f", "csv", "-o", "{out}"],
          ref=["np_csv.py", "4096", "1024", "{out}"],
          compare=f32_text),
+    dict(name="generate sinusoidal -n 4096 -d 1024 -f csv vs pandas to_csv",
+         posenc=["generate", "sinusoidal", "-n", "4096", "-d", "1024", "-f", "csv", "-o", "{out}"],
+         ref=["pd_csv.py", "4096", "1024", "{out}"],
+         compare=f32_text),
 ]
