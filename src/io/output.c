@@ -1,9 +1,13 @@
+#ifdef __linux__
+#define _GNU_SOURCE	/* fallocate, FALLOC_FL_KEEP_SIZE */
+#endif
 #include "io/output.h"
 
 #include "io/input.h"
 #include "io/le.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +27,23 @@ int pe_write_error(int errnum, struct pe_error *err)
 int pe_write_str(FILE *fp, const char *s, struct pe_error *err)
 {
 	return pe_write(fp, s, strlen(s), err);
+}
+
+void pe_write_expect(FILE *fp, uint64_t bytes)
+{
+#if defined(__linux__) && defined(FALLOC_FL_KEEP_SIZE)
+	struct stat st;
+	int fd = fileno(fp);
+	off_t at;
+
+	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || bytes > (uint64_t)INT64_MAX / 2)
+		return;
+	at = st.st_size;
+	(void)fallocate(fd, FALLOC_FL_KEEP_SIZE, at, (off_t)bytes);
+#else
+	(void)fp;
+	(void)bytes;
+#endif
 }
 
 int pe_write(FILE *fp, const void *p, size_t n, struct pe_error *err)

@@ -66,6 +66,7 @@ static int raw_begin(struct pe_sink *s, const struct pe_tensor *t, size_t nt,
 			       "%s holds one array, this result has %zu (use safetensors or json)",
 			       r->npy ? "npy" : "raw", nt);
 	r->cols = t->cols;
+	pe_write_expect(r->fp, pe_tensor_elems(t) * 4);
 	if (!r->npy)
 		return 0;
 	n = pe_npy_header(t, head, sizeof head);

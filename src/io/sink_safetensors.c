@@ -112,11 +112,15 @@ static int st_begin(struct pe_sink *s, const struct pe_tensor *t, size_t nt,
 	struct st_sink *st = (struct st_sink *)s;
 	cJSON *root;
 	char *text;
-	size_t len, padded;
+	size_t len, padded, i;
 	unsigned char *buf;
+	uint64_t data = 0;
 	int rc;
 
 	st->t = t;
+	for (i = 0; i < nt; i++)
+		data += pe_tensor_elems(&t[i]) * 4;	/* bounded: the header holds the offsets */
+	pe_write_expect(st->fp, data);
 	root = header_json(t, nt, meta, err);
 	if (!root)
 		return -1;

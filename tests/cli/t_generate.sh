@@ -71,6 +71,20 @@ check "raw size" [ "$(wc -c <"$T/whole.f32")" -eq 3200 ]
 cat "$T/a.csv" "$T/b.csv" >"$T/ab.csv"
 check "csv shards concatenate" same_output "$T/whole.csv" "$T/ab.csv"
 
+# raw, npy and safetensors reserve their blocks before writing (so ext4
+# has nothing to allocate at the rename): exactly the bytes written, no
+# blocks left reserved past the end
+reserved_fits() {
+	[ -s "$1" ] && [ "$(stat -c %s "$1")" -eq "$2" ] &&
+		[ $(($(stat -c '%b * %B' "$1"))) -le $(($2 + 65536)) ]
+}
+"$POSENC" generate sinusoidal -n 4000 -d 256 -f raw -o "$T/res.raw"
+check "raw: size and blocks of 4000 x 256 floats" reserved_fits "$T/res.raw" 4096000
+"$POSENC" generate sinusoidal -n 4000 -d 256 --rows 10:3010 -f npy -o "$T/res.npy"
+check "npy --rows: size and blocks of 3000 x 256 floats" reserved_fits "$T/res.npy" $((128 + 3072000))
+"$POSENC" generate sinusoidal -n 4000 -d 256 -f raw >"$T/res-stdout.raw"
+check "raw to a redirected stdout: size and blocks" reserved_fits "$T/res-stdout.raw" 4096000
+
 # threads do not change the bytes
 POSENC_THREADS=1 "$POSENC" generate sinusoidal -n 3000 -d 256 -f raw >"$T/t1.f32"
 POSENC_THREADS=3 "$POSENC" generate sinusoidal -n 3000 -d 256 -f raw >"$T/t3.f32"
