@@ -6,7 +6,9 @@
  * still holding only a few blocks.
  *
  * Workers are persistent for one tensor.  Blocks go round a ring of
- * PUMP_SLOTS slots; each block is cut into one slice per worker (a
+ * PUMP_SLOTS slots (two for blocks above SMALL_BLOCK_BYTES, such as a
+ * large similarity's: a third would cost more memory than it saves time);
+ * each block is cut into one slice per worker (a
  * contiguous run of rows, edges fixed by the block alone, so the result
  * cannot depend on scheduling), and a worker takes the oldest slice nobody
  * has taken, opening the next block in a free slot when there is none.
@@ -31,6 +33,7 @@
 #define PARALLEL_MIN_ELEMS ((uint64_t)1 << 17)
 /* Blocks in flight with worker threads: written, being filled, filled. */
 #define PUMP_SLOTS 3
+#define SMALL_BLOCK_BYTES ((size_t)4 << 20)
 
 /* One block: rows r0 .. r0 + nrows - 1 of t (absolute), filled into buf;
  * with a text sink also encoded, slice k's text at text + (its first row)
@@ -69,6 +72,7 @@ struct pool {
 	pthread_cond_t work, ready;
 	int quit, idle_workers, writer_waits;
 	struct slot *slot;
+	unsigned long nslots;
 	const struct pe_tensor *t;
 	const struct pe_sink *sink;
 	uint64_t off, next_row;	/* the next block to open starts at next_row */
@@ -225,13 +229,13 @@ static struct slot *take_slice(struct pool *pool, int *k)
 	size_t n;
 
 	for (b = pool->written; b < pool->opened; b++) {
-		sl = &pool->slot[b % PUMP_SLOTS];
+		sl = &pool->slot[b % pool->nslots];
 		if (sl->state == SLOT_FILLING && sl->taken < pool->nth) {
 			*k = sl->taken++;
 			return sl;
 		}
 	}
-	sl = &pool->slot[pool->opened % PUMP_SLOTS];
+	sl = &pool->slot[pool->opened % pool->nslots];
 	if (pool->next_row >= pool->t->rows || sl->state != SLOT_FREE)
 		return NULL;
 	n = block_len(pool->t, pool->off, pool->next_row, pool->brows);
@@ -363,9 +367,9 @@ static int pump_serial(const struct pe_tensor *t, uint64_t off, struct slot *slo
 
 /* Workers fill (and encode) the next blocks while this thread writes
  * them in order. */
-static int pump_parallel(const struct pe_tensor *t, uint64_t off, struct slot slot[PUMP_SLOTS],
-			 size_t brows, int nth, struct pe_sink *sink, struct progress *pr,
-			 struct pe_error *err)
+static int pump_parallel(const struct pe_tensor *t, uint64_t off, struct slot *slot,
+			 int nslots, size_t brows, int nth, struct pe_sink *sink,
+			 struct progress *pr, struct pe_error *err)
 {
 	struct pool pool;
 	struct slot *sl;
@@ -373,9 +377,10 @@ static int pump_parallel(const struct pe_tensor *t, uint64_t off, struct slot sl
 	size_t n = 0;
 	int i, rc = 0;
 
-	for (i = 0; i < PUMP_SLOTS; i++)
+	for (i = 0; i < nslots; i++)
 		slot[i].state = SLOT_FREE;
 	pool.slot = slot;
+	pool.nslots = (unsigned long)nslots;
 	pool.t = t;
 	pool.sink = sink;
 	pool.off = off;
@@ -385,7 +390,7 @@ static int pump_parallel(const struct pe_tensor *t, uint64_t off, struct slot sl
 	if (pool_start(&pool, nth, err) != 0)
 		return -1;
 	for (r = 0; r < t->rows && rc == 0; r += n) {
-		sl = &slot[pool.written % PUMP_SLOTS];
+		sl = &slot[pool.written % pool.nslots];
 		pthread_mutex_lock(&pool.mu);
 		while (pool.written == pool.opened || sl->state != SLOT_READY) {
 			pool.writer_waits = 1;
@@ -426,7 +431,7 @@ int pe_pump(const struct pe_tensor *tin, size_t nt, const struct pe_rowsel *sel,
 	uint64_t *off = NULL;
 	struct slot slot[PUMP_SLOTS];
 	size_t i, bytes, max_bytes = 0, text, max_text = 0, bound;
-	int nth = opts && opts->threads > 1 ? opts->threads : 1, pool = 0, rc = -1;
+	int nth = opts && opts->threads > 1 ? opts->threads : 1, pool = 0, nslots, rc = -1;
 	struct progress pr = { opts, 0, 0 };
 
 	memset(slot, 0, sizeof slot);
@@ -460,7 +465,8 @@ int pe_pump(const struct pe_tensor *tin, size_t nt, const struct pe_rowsel *sel,
 		pool |= use_pool(&t[i], nth);
 		pr.total += t[i].rows;
 	}
-	for (i = 0; i < (pool ? (size_t)PUMP_SLOTS : 1u); i++) {
+	nslots = !pool ? 1 : max_bytes <= SMALL_BLOCK_BYTES ? PUMP_SLOTS : 2;
+	for (i = 0; i < (size_t)nslots; i++) {
 		slot[i].buf = pe_alloc_big(max_bytes);
 		slot[i].text = max_text ? pe_alloc_big(max_text) : NULL;
 		if (!slot[i].buf || (max_text && !slot[i].text)) {
@@ -475,8 +481,8 @@ int pe_pump(const struct pe_tensor *tin, size_t nt, const struct pe_rowsel *sel,
 		if (sink->ops->tensor(sink, i, err) != 0)
 			goto out;
 		if (use_pool(&t[i], nth)) {
-			if (pump_parallel(&t[i], off[i], slot, block_rows(&t[i]), nth, sink, &pr,
-					  err) != 0)
+			if (pump_parallel(&t[i], off[i], slot, nslots, block_rows(&t[i]), nth, sink,
+					  &pr, err) != 0)
 				goto out;
 		} else if (pump_serial(&t[i], off[i], &slot[0], block_rows(&t[i]), sink, &pr,
 				       err) != 0) {

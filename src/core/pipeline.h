@@ -10,13 +10,13 @@
  * with a header that describes all tensors (safetensors) can stream.
  *
  * Memory: with worker threads three blocks of about PE_BLOCK_BYTES each (or
- * of the tensor's own block_rows), one alone without; for a text sink as
- * many blocks of their text too; whatever the table size.  Parallel
- * tensors are filled by worker threads (struct pe_pump_opts: the caller
- * decides how many) while the calling thread writes the blocks before, so
- * computing and writing overlap.  Each block is cut into one contiguous
- * slice per worker, so output bytes do not depend on the number of threads
- * or on which thread fills what.
+ * of the tensor's own block_rows; two when those are above 4 MiB), one
+ * alone without; for a text sink as many blocks of their text too;
+ * whatever the table size.  Parallel tensors are filled by worker threads
+ * (struct pe_pump_opts: the caller decides how many) while the calling
+ * thread writes the blocks before, so computing and writing overlap.  Each
+ * block is cut into one contiguous slice per worker, so output bytes do not
+ * depend on the number of threads or on which thread fills what.
  *
  * Lifetimes: every tensor's ctx must outlive the pump; a sink may keep the
  * tensor pointers it gets in begin() until end().
