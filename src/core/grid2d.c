@@ -1,5 +1,7 @@
 #include "core/grid2d.h"
 
+#include "core/mem.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,43 @@ void pe_grid2d_defaults(struct pe_grid2d_params *p)
 double pe_grid2d_freq(const struct pe_grid2d *g, size_t k)
 {
 	return g->freq[k].f;
+}
+
+/* sin and cos of pos w, each correctly rounded to float32. */
+static void axis_pair(const struct pe_freq *fr, int64_t pos, float *vs, float *vc)
+{
+	double s, c;
+
+	pe_sincos_pf(fr, pos, &s, &c);
+	if (!pe_f32_sure(s, fr->e32, vs) && !pe_sincos_sure_fine(fr, s, 1.0, vs))
+		*vs = pe_sincos_pf_f32(fr, pos, 0, 1.0);
+	if (!pe_f32_sure(c, fr->e32, vc) && !pe_sincos_sure_fine(fr, c, 1.0, vc))
+		*vc = pe_sincos_pf_f32(fr, pos, 1, 1.0);
+}
+
+/*
+ * Every token's row is four runs of q values, each the sin or cos of one
+ * coordinate; there are only max(H, W) coordinates, so their values are
+ * computed once, at start-up, and each row is then four copies: a 256 x 256
+ * grid at D = 1024 is 64 M values from 256 x 512 computed ones.  Up to
+ * AXIS_TABLE_BYTES; a longer side (absurd for a ViT) computes every value.
+ */
+#define AXIS_TABLE_BYTES ((size_t)64 << 20)
+
+static int axis_table(struct pe_grid2d *g, uint64_t big)
+{
+	size_t q = g->nfreq, pos, k;
+
+	if (big > AXIS_TABLE_BYTES / (2 * q * sizeof(float)))
+		return 0;
+	g->axis = pe_alloc_big((size_t)big * 2 * q * sizeof *g->axis);
+	if (!g->axis)
+		return -1;
+	for (pos = 0; pos < big; pos++)
+		for (k = 0; k < q; k++)
+			axis_pair(&g->freq[k], (int64_t)pos, &g->axis[pos * 2 * q + k],
+				  &g->axis[pos * 2 * q + q + k]);
+	return 0;
 }
 
 int pe_grid2d_init(struct pe_grid2d *g, const struct pe_grid2d_params *p, struct pe_error *err)
@@ -62,13 +101,17 @@ int pe_grid2d_init(struct pe_grid2d *g, const struct pe_grid2d_params *p, struct
 		return pe_fail(err, PE_ERR_USAGE,
 			       "--base %g gives frequencies up to %.3g and angles beyond 2^53 (where they are no longer exact): raise --base or shrink the grid",
 			       p->base, (double)fmax);
+	if (axis_table(g, big) != 0)
+		return pe_fail(err, PE_ERR_NOMEM, "out of memory");
 	return 0;
 }
 
 void pe_grid2d_free(struct pe_grid2d *g)
 {
 	free(g->freq);
+	free(g->axis);
 	g->freq = NULL;
+	g->axis = NULL;
 }
 
 int pe_grid2d_tensor(const struct pe_grid2d *g, struct pe_tensor *t, struct pe_error *err)
@@ -81,10 +124,10 @@ int pe_grid2d_tensor(const struct pe_grid2d *g, struct pe_tensor *t, struct pe_e
 int pe_grid2d_fill(const void *ctx, uint64_t r0, size_t nrows, void *out, struct pe_error *err)
 {
 	const struct pe_grid2d *g = ctx;
-	size_t q = g->nfreq, dim = (size_t)g->p.dim, i, k, i4;
+	size_t q = g->nfreq, dim = (size_t)g->p.dim, i, k;
 	uint64_t tok;
 	int64_t row, col, first, second;
-	double s1, c1, s2, c2;
+	const float *a1, *a2;
 	float *o;
 
 	(void)err;
@@ -103,19 +146,26 @@ int pe_grid2d_fill(const void *ctx, uint64_t r0, size_t nrows, void *out, struct
 		/* mae: column block first; timm: row first */
 		first = g->p.preset == PE_GRID2D_MAE ? col : row;
 		second = g->p.preset == PE_GRID2D_MAE ? row : col;
+		if (g->axis) {
+			a1 = g->axis + (size_t)first * 2 * q;	/* sin | cos of first */
+			a2 = g->axis + (size_t)second * 2 * q;
+			if (g->p.preset == PE_GRID2D_MAE) {
+				memcpy(o, a1, 2 * q * sizeof *o);
+				memcpy(o + 2 * q, a2, 2 * q * sizeof *o);
+			} else {
+				memcpy(o, a1, q * sizeof *o);
+				memcpy(o + q, a2, q * sizeof *o);
+				memcpy(o + 2 * q, a1 + q, q * sizeof *o);
+				memcpy(o + 3 * q, a2 + q, q * sizeof *o);
+			}
+			continue;
+		}
 		for (k = 0; k < q; k++) {
 			const struct pe_freq *fr = &g->freq[k];
 			float v[4];	/* sin, cos of first; sin, cos of second */
 
-			pe_sincos_pf(fr, first, &s1, &c1);
-			pe_sincos_pf(fr, second, &s2, &c2);
-			for (i4 = 0; i4 < 4; i4++) {
-				double x = i4 == 0 ? s1 : i4 == 1 ? c1 : i4 == 2 ? s2 : c2;
-
-				if (!pe_f32_sure(x, fr->e32, &v[i4]) &&
-				    !pe_sincos_sure_fine(fr, x, 1.0, &v[i4]))
-					v[i4] = pe_sincos_pf_f32(fr, i4 < 2 ? first : second, i4 % 2, 1.0);
-			}
+			axis_pair(fr, first, &v[0], &v[1]);
+			axis_pair(fr, second, &v[2], &v[3]);
 			if (g->p.preset == PE_GRID2D_MAE) {
 				o[k] = v[0];
 				o[q + k] = v[1];

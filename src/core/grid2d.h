@@ -41,6 +41,9 @@ struct pe_grid2d {
 	uint64_t rows;		/* H W (+1) */
 	size_t nfreq;		/* D / 4 */
 	struct pe_freq *freq;
+	/* sin and cos of every coordinate: position c's q sines at
+	 * axis[2 q c], its q cosines after them; NULL: computed per value */
+	float *axis;
 };
 
 void pe_grid2d_defaults(struct pe_grid2d_params *p);

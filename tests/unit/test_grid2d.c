@@ -1,7 +1,8 @@
 /*
  * 2-D sin/cos grids: the MAE D = 4, grid 2 golden table (research notes
  * section 8), timm's channel order, non-square grids against the closed
- * form in long double (1 ulp), and the divisibility error.
+ * form in long double (1 ulp), the per-coordinate table against values
+ * computed one by one, and the divisibility error.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -115,6 +116,40 @@ static void test_non_square(void **state)
 	}
 }
 
+/* The rows copied from the per-coordinate table are the values computed
+ * one by one (the path for sides too long for the table), both presets,
+ * with a cls token, on a grid whose sides differ. */
+static void test_axis_table_same_bytes(void **state)
+{
+	struct pe_grid2d_params p;
+	struct pe_grid2d g;
+	struct pe_tensor t;
+	struct pe_error err;
+	float *v, *w;
+	int preset;
+
+	(void)state;
+	for (preset = 0; preset < 2; preset++) {
+		pe_grid2d_defaults(&p);
+		p.preset = preset ? PE_GRID2D_TIMM : PE_GRID2D_MAE;
+		p.height = 37;
+		p.width = 300;
+		p.dim = 256;
+		p.cls_token = 1;
+		v = fill(&p, &g, &t);
+		assert_non_null(g.axis);
+		free(g.axis);
+		g.axis = NULL;
+		w = malloc((size_t)(t.rows * t.cols) * sizeof *w);
+		assert_non_null(w);
+		assert_int_equal(t.fill(t.ctx, 0, (size_t)t.rows, w, &err), 0);
+		assert_memory_equal(v, w, (size_t)(t.rows * t.cols) * sizeof *v);
+		free(v);
+		free(w);
+		pe_grid2d_free(&g);
+	}
+}
+
 static void test_bad_dim(void **state)
 {
 	struct pe_grid2d_params p;
@@ -141,6 +176,7 @@ int main(void)
 		cmocka_unit_test(test_mae_golden),
 		cmocka_unit_test(test_timm_order),
 		cmocka_unit_test(test_non_square),
+		cmocka_unit_test(test_axis_table_same_bytes),
 		cmocka_unit_test(test_bad_dim),
 	};
 
