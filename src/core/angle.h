@@ -41,6 +41,7 @@
 #include <string.h>
 
 #include "core/mp.h"
+#include "core/simd.h"
 
 /*
  * The largest angle |p * f| a table may hold: 2^53, the angle of the
@@ -170,18 +171,7 @@ static inline int pe_sincos_sure_fine(const struct pe_freq *fr, double y, double
  */
 #define PE_STEP 64
 
-/* The step kernel's loops, vectorised for the CPU at hand: with GCC on
- * x86-64 one clone per instruction set (baseline, AVX2, AVX-512F), chosen
- * at load time, so a portable binary still uses the wide units.  The same
- * bytes on every path: IEEE double products and sums, no contraction
- * (-ffp-contract=off), each rounded to float once. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-#define PE_VECTOR_KERNEL \
-	__attribute__((target_clones("default", "avx2", "avx512f"), \
-		       optimize("tree-loop-vectorize", "vect-cost-model=dynamic")))
-#else
-#define PE_VECTOR_KERNEL
-#endif
+/* The step kernel's loops are PE_VECTOR_KERNEL (core/simd.h). */
 
 /*
  * The step tables of n frequencies: row b of sin(b f_k) at t[b n + k],

@@ -120,10 +120,10 @@ int pe_learned_fill(const void *ctx, uint64_t r0, size_t nrows, void *out,
 		    struct pe_error *err)
 {
 	const struct pe_learned *l = ctx;
-	size_t dim = (size_t)l->dim, r, c;
+	size_t dim = (size_t)l->dim, r, c, m;
 	float *row;
 	uint64_t ri;
-	double u[2], a = sqrt(3.0) * l->std;
+	double u[2], a = sqrt(3.0) * l->std, z[PE_RNG_RUN];
 
 	(void)err;
 	for (r = 0; r < nrows; r++) {
@@ -133,20 +133,21 @@ int pe_learned_fill(const void *ctx, uint64_t r0, size_t nrows, void *out,
 			memset(row, 0, dim * sizeof *row);
 			continue;
 		}
-		for (c = 0; c < dim; c++) {
-			switch (l->init) {
-			case PE_INIT_UNIFORM:
-				pe_rng_uniform2(l->seed, (uint32_t)c, (uint32_t)ri,
-						(uint32_t)(ri >> 32), 0, u);
+		if (l->init == PE_INIT_UNIFORM) {
+			for (c = 0; c < dim; c++) {
+				pe_rng_uniform2(l->seed, (uint32_t)c, (uint32_t)ri, (uint32_t)(ri >> 32),
+						0, u);
 				row[c] = (float)((2.0 * u[0] - 1.0) * a);
-				break;
-			case PE_INIT_TRUNC_NORMAL:
-				row[c] = (float)(l->std * pe_rng_normal(l->seed, ri, (uint32_t)c, 2.0));
-				break;
-			case PE_INIT_NORMAL:
-				row[c] = (float)(l->std * pe_rng_normal(l->seed, ri, (uint32_t)c, 0.0));
-				break;
 			}
+			continue;
+		}
+		/* normal, trunc-normal: a run of columns at a time (core/rng.h) */
+		for (c = 0; c < dim; c += m) {
+			m = dim - c < PE_RNG_RUN ? dim - c : PE_RNG_RUN;
+			pe_rng_normal_run(l->seed, ri, (uint32_t)c, m,
+					  l->init == PE_INIT_TRUNC_NORMAL ? 2.0 : 0.0, z);
+			for (size_t i = 0; i < m; i++)
+				row[c + i] = (float)(l->std * z[i]);
 		}
 	}
 	return 0;

@@ -1,6 +1,9 @@
 #include "core/rng.h"
 
+#include "core/simd.h"
+
 #include <math.h>
+#include <string.h>
 
 /* Round multipliers and Weyl key increments from the Philox paper. */
 #define PHILOX_M0 0xD2511F53u
@@ -84,5 +87,129 @@ double pe_rng_normal(uint64_t seed, uint64_t row, uint32_t col, double trunc)
 		if (trunc > 0 && fabs(z) > trunc)
 			continue;
 		return z;
+	}
+}
+
+/* pe_det_log's series coefficients 1/k, k = 27, 25, ..., 3 (each the
+ * correctly rounded quotient, as pe_det_log's 1.0 / k) */
+static const double inv_odd[13] = {
+	1.0 / 27, 1.0 / 25, 1.0 / 23, 1.0 / 21, 1.0 / 19, 1.0 / 17, 1.0 / 15,
+	1.0 / 13, 1.0 / 11, 1.0 / 9, 1.0 / 7, 1.0 / 5, 1.0 / 3
+};
+
+/*
+ * Attempt a of pe_rng_normal for PE_RNG_LANES columns cols[i], lane by lane
+ * the same operations in the same order, so the same bits:
+ * Philox's rounds over all lanes at once, frexp as the exponent's bits (s
+ * is a normal number: u and v are multiples of 2^-52, so s >= 2^-104), and
+ * pe_det_log's series.  ok[i] is 0 where the attempt was rejected (or |z|
+ * exceeds trunc) and attempt a + 1 must follow.
+ */
+PE_VECTOR_KERNEL
+static void attempt(uint32_t k0, uint32_t k1, const uint32_t *cols, uint32_t a, uint32_t row_lo,
+		    uint32_t row_hi, double trunc, double *z, int *ok)
+{
+	static const double LN2_HI = 6.93147180369123816490e-01;
+	static const double LN2_LO = 1.90821492927058770002e-10;
+	uint32_t c0[PE_RNG_LANES], c1[PE_RNG_LANES], c2[PE_RNG_LANES], c3[PE_RNG_LANES];
+	double x[PE_RNG_LANES], y[PE_RNG_LANES], s[PE_RNG_LANES], e[PE_RNG_LANES];
+	double m[PE_RNG_LANES], f[PE_RNG_LANES], f2[PE_RNG_LANES], sum[PE_RNG_LANES];
+	int acc[PE_RNG_LANES];
+	int round, k, i;
+
+	for (i = 0; i < PE_RNG_LANES; i++) {
+		c0[i] = cols[i];
+		c1[i] = row_lo;
+		c2[i] = row_hi;
+		c3[i] = a;
+	}
+	for (round = 0; round < 10; round++) {
+		if (round) {
+			k0 += PHILOX_W0;
+			k1 += PHILOX_W1;
+		}
+		for (i = 0; i < PE_RNG_LANES; i++) {
+			uint64_t p0 = (uint64_t)PHILOX_M0 * c0[i], p1 = (uint64_t)PHILOX_M1 * c2[i];
+
+			c0[i] = (uint32_t)(p1 >> 32) ^ c1[i] ^ k0;
+			c1[i] = (uint32_t)p1;
+			c2[i] = (uint32_t)(p0 >> 32) ^ c3[i] ^ k1;
+			c3[i] = (uint32_t)p0;
+		}
+	}
+	for (i = 0; i < PE_RNG_LANES; i++) {
+		double u0 = ((double)(int32_t)(c0[i] >> 5) * 67108864.0 + (double)(int32_t)(c1[i] >> 6)) *
+			    (1.0 / 9007199254740992.0);
+		double u1 = ((double)(int32_t)(c2[i] >> 5) * 67108864.0 + (double)(int32_t)(c3[i] >> 6)) *
+			    (1.0 / 9007199254740992.0);
+
+		x[i] = 2.0 * u0 - 1.0;
+		y[i] = 2.0 * u1 - 1.0;
+		s[i] = x[i] * x[i] + y[i] * y[i];
+	}
+	/* frexp: m in [1/2, 1), s = m 2^e; a rejected lane computes on 1/2 */
+	for (i = 0; i < PE_RNG_LANES; i++) {
+		uint64_t bits;
+		double lo;
+
+		acc[i] = (s[i] > 0.0) & (s[i] < 1.0);
+		memcpy(&bits, &s[i], sizeof bits);
+		bits = acc[i] ? bits : 0x3fe0000000000000u;
+		e[i] = (double)(int32_t)(bits >> 52 & 0x7ff) - 1022.0;
+		bits = (bits & 0x800fffffffffffffu) | 0x3fe0000000000000u;
+		memcpy(&m[i], &bits, sizeof m[i]);
+		/* below sqrt(1/2): m * 2, e - 1 (both exact; * 1 and - 0 change
+		 * nothing) */
+		lo = (double)(m[i] < 0.70710678118654752440);
+		e[i] = e[i] - lo;
+		m[i] = m[i] * (1.0 + lo);
+		f[i] = (m[i] - 1.0) / (m[i] + 1.0);
+		f2[i] = f[i] * f[i];
+		sum[i] = 0.0;
+	}
+	for (k = 0; k < 13; k++)
+		for (i = 0; i < PE_RNG_LANES; i++)
+			sum[i] = (sum[i] + inv_odd[k]) * f2[i];
+	for (i = 0; i < PE_RNG_LANES; i++) {
+		double lg = e[i] * LN2_HI + (e[i] * LN2_LO + (2.0 * f[i] + 2.0 * f[i] * sum[i]));
+		double zz = x[i] * sqrt(-2.0 * lg / (acc[i] ? s[i] : 1.0));
+
+		z[i] = zz;
+		ok[i] = acc[i] & !((trunc > 0) & (fabs(zz) > trunc));
+	}
+}
+
+void pe_rng_normal_run(uint64_t seed, uint64_t row, uint32_t col0, size_t n, double trunc,
+		       double *z)
+{
+	uint32_t cols[PE_RNG_RUN + PE_RNG_LANES], lane_cols[PE_RNG_LANES], a;
+	uint16_t at[PE_RNG_RUN];	/* where column cols[j]'s value goes */
+	double zl[PE_RNG_LANES];
+	int ok[PE_RNG_LANES];
+	size_t open = n, next, j, i, m;
+
+	for (j = 0; j < n; j++) {
+		cols[j] = col0 + (uint32_t)j;
+		at[j] = (uint16_t)j;
+	}
+	/* attempt a for every column still open, PE_RNG_LANES at a time; the
+	 * rejected ones (about 1 in 5) move to the front for attempt a + 1 */
+	for (a = 0; open; a++) {
+		for (j = next = 0; j < open; j += m) {
+			m = open - j < PE_RNG_LANES ? open - j : PE_RNG_LANES;
+			for (i = 0; i < PE_RNG_LANES; i++)
+				lane_cols[i] = cols[j + (i < m ? i : 0)];
+			attempt((uint32_t)seed, (uint32_t)(seed >> 32), lane_cols, a, (uint32_t)row,
+				(uint32_t)(row >> 32), trunc, zl, ok);
+			for (i = 0; i < m; i++) {
+				if (ok[i]) {
+					z[at[j + i]] = zl[i];
+				} else {
+					cols[next] = cols[j + i];
+					at[next++] = at[j + i];
+				}
+			}
+		}
+		open = next;
 	}
 }

@@ -12,6 +12,7 @@
 #ifndef PE_RNG_H
 #define PE_RNG_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* One Philox4x32-10 block: out = Philox(ctr, key). */
@@ -38,5 +39,14 @@ double pe_det_log(double x);
  * TensorFlow's truncated_normal does at trunc = 2.
  */
 double pe_rng_normal(uint64_t seed, uint64_t row, uint32_t col, double trunc);
+
+/* z[i] = pe_rng_normal(seed, row, col0 + i, trunc) for i < n <= PE_RNG_RUN,
+ * the same bits, each attempt PE_RNG_LANES columns at a time in vector
+ * lanes (about 4 in 5 are accepted at the first, the rest go on to the
+ * next together).  Columns must not wrap past 2^32. */
+#define PE_RNG_LANES 64
+#define PE_RNG_RUN 256
+void pe_rng_normal_run(uint64_t seed, uint64_t row, uint32_t col0, size_t n, double trunc,
+		       double *z);
 
 #endif
