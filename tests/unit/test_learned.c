@@ -211,6 +211,40 @@ static void test_determinism_and_random_access(void **state)
 	free(c);
 }
 
+/* The vector-lane runs give pe_rng_normal's bits: runs of every length up
+ * to PE_RNG_RUN, columns starting anywhere (up to 2^32 - n), rows past
+ * 2^32, seeds with both halves set, truncation on and off. */
+static void test_normal_run_is_scalar(void **state)
+{
+	static const uint64_t seeds[] = { 0, 1, 0x0123456789abcdefu, UINT64_MAX };
+	static const uint64_t rows[] = { 0, 7, 1000003, (uint64_t)1 << 32 | 5, UINT64_MAX };
+	static const uint32_t cols[] = { 0, 1, 63, 4096, UINT32_MAX - PE_RNG_RUN };
+	double z[PE_RNG_RUN], want;
+	size_t si, ri, ci, n, i, checked = 0;
+	int t;
+
+	(void)state;
+	for (si = 0; si < sizeof seeds / sizeof seeds[0]; si++)
+		for (ri = 0; ri < sizeof rows / sizeof rows[0]; ri++)
+			for (ci = 0; ci < sizeof cols / sizeof cols[0]; ci++)
+				for (t = 0; t < 2; t++)
+					for (n = 1; n <= PE_RNG_RUN; n += n < 70 ? 1 : 37) {
+						pe_rng_normal_run(seeds[si], rows[ri], cols[ci], n,
+								  t ? 2.0 : 0.0, z);
+						for (i = 0; i < n; i++) {
+							want = pe_rng_normal(seeds[si], rows[ri],
+									     cols[ci] + (uint32_t)i,
+									     t ? 2.0 : 0.0);
+							if (memcmp(&z[i], &want, sizeof want) != 0)
+								fail_msg("seed %zu row %zu col %u + %zu (n %zu, trunc %d): %.17g, scalar %.17g",
+									 si, ri, (unsigned)cols[ci], i, n, t,
+									 z[i], want);
+							checked++;
+						}
+					}
+	print_message("normal runs: %zu values as the scalar sampler\n", checked);
+}
+
 static void test_presets_and_padding(void **state)
 {
 	static const struct {
@@ -273,6 +307,7 @@ int main(void)
 		cmocka_unit_test(test_trunc_normal_distribution),
 		cmocka_unit_test(test_uniform_distribution),
 		cmocka_unit_test(test_determinism_and_random_access),
+		cmocka_unit_test(test_normal_run_is_scalar),
 		cmocka_unit_test(test_presets_and_padding),
 	};
 
