@@ -6,11 +6,12 @@
 #   tests: libcmocka-dev, libmpfr-dev (the correctly rounded reference),
 #          python3-numpy (cross-checks), bsdutils (script(1)), parallel (GNU
 #          parallel: the scaling-out recipe of the README, run by a test),
-#          zsh (the test checks the zsh completion script parses)
+#          zsh (the test checks the zsh completion script parses),
+#          qemu-user (t_isa.sh runs posenc on the baseline and AVX2 paths)
 #   bench: python3-matplotlib, time (GNU time for peak memory)
 set -u
 pkgs="gcc make pkg-config libcjson-dev libpng-dev zlib1g-dev libopenblas-dev libcmocka-dev
-libmpfr-dev python3-numpy python3-matplotlib bsdutils parallel zsh time"
+libmpfr-dev python3-numpy python3-matplotlib bsdutils parallel zsh qemu-user time"
 missing=""
 for p in $pkgs; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
