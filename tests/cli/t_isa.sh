@@ -1,7 +1,7 @@
-# The same bytes on every instruction-set path.  The step kernels
-# (step_row in src/core/angle.c, put_row in src/core/sinusoidal.c) are
-# compiled three times by GCC's target_clones (PE_VECTOR_KERNEL in
-# src/core/angle.h) and the CPU picks one at start-up; this file runs the
+# The same bytes on every instruction-set path.  The vector kernels
+# (step_row in src/core/angle.c, put_row in src/core/sinusoidal.c, attempt
+# in src/core/rng.c) are compiled three times by GCC's target_clones
+# (PE_VECTOR_KERNEL in src/core/simd.h) and the CPU picks one at start-up; this file runs the
 # same ./posenc on each path and compares its output with cmp:
 #   native                          avx512f on a CPU with AVX-512F (this
 #                                   machine: AMD EPYC), else avx2 or default
@@ -69,4 +69,9 @@ else
 	isa_same "rope llama3 sin" generate rope --table sin --scaling llama3 --factor 8 \
 		--original-max-positions 8192 --offset 100000 -n 1000 -d 128 -f raw
 	isa_same "sinusoidal csv" generate sinusoidal -n 300 -d 100 -f csv
+	# the normal sampler's lanes (attempt in src/core/rng.c): run tails
+	# (width 77), trunc-normal's extra rejections, a high seed and row
+	isa_same "learned normal, width 77" generate learned -n 300 -d 77 --seed 12345 -f raw
+	isa_same "learned trunc-normal from row 2^32" generate learned --init trunc-normal \
+		--seed 18446744073709551615 -n 4294967400 --rows 4294967296:4294967400 -d 300 -f raw
 fi
