@@ -13,11 +13,15 @@ Every bench/case_*.py module defines CASES, a list of dicts:
   setup    optional function(tmp) run once before the case, e.g. to write
            an input file both commands read; "{tmp}" in either command is
            replaced by that directory
+  goal     optional: the largest posenc / reference time ratio the
+           performance issue asks for (shown, and "met" or "NOT met")
+  peak_goal optional: the same for the ratio of peak memory
 
 Each case runs K times (default 5), posenc and the reference alternating,
-each as a child process; wall time and peak RSS (ru_maxrss from wait4)
-(GNU time) are recorded and the medians reported, with the speed ratio
-ref / posenc.  Prints a Markdown table.
+each as a child process; wall time and peak RSS (GNU time) are recorded
+and the medians reported, with the time ratio posenc / reference (below 1:
+posenc is faster) and, where the case has one, its goal.  Prints a
+Markdown table.
 """
 import glob
 import importlib.util
@@ -55,6 +59,17 @@ def run(argv, tmp):
         return elapsed, usage.ru_maxrss / 1024.0
     with open(rss_file) as f:
         return elapsed, int(f.read().split()[-1]) / 1024.0
+
+
+def verdict(ratio, goal, peak_ratio, peak_goal):
+    """The goal column: "<= 0.3: met", and the memory goal if any."""
+    parts = []
+    if goal is not None:
+        parts.append(f"time <= {goal}: {'met' if ratio <= goal else 'NOT met'}")
+    if peak_goal is not None:
+        parts.append(f"peak {peak_ratio:.2f} <= {peak_goal}: "
+                     f"{'met' if peak_ratio <= peak_goal else 'NOT met'}")
+    return "; ".join(parts)
 
 
 def load_cases():
@@ -101,16 +116,17 @@ def main():
                 rm.append(m)
             check = case["compare"](pout, rout) if "compare" in case else ""
             p, r = statistics.median(pt), statistics.median(rt)
-            rows.append((case["name"], p, r, r / p, max(pm), max(rm), check))
+            goal = verdict(p / r, case.get("goal"), max(pm) / max(rm), case.get("peak_goal"))
+            rows.append((case["name"], p, r, p / r, max(pm), max(rm), goal, check))
             print(f"# {case['name']}: posenc {p:.3f} s, reference {r:.3f} s, "
-                  f"ratio {r / p:.2f}x, peak RSS {max(pm):.1f} / {max(rm):.1f} MiB {check}",
-                  file=sys.stderr, flush=True)
+                  f"posenc/reference {p / r:.3f}, peak RSS {max(pm):.1f} / {max(rm):.1f} MiB "
+                  f"{goal} {check}", file=sys.stderr, flush=True)
     print(f"median of {runs} runs each, {os.cpu_count()} CPUs, "
           f"OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', '(unset)')} for both\n")
-    print("| case | posenc (s) | reference (s) | speed-up | posenc peak RSS (MiB) | reference peak RSS (MiB) | check |")
-    print("|---|---:|---:|---:|---:|---:|---|")
-    for name, p, r, ratio, pm, rm, check in rows:
-        print(f"| {name} | {p:.3f} | {r:.3f} | {ratio:.2f}x | {pm:.1f} | {rm:.1f} | {check} |")
+    print("| case | posenc (s) | reference (s) | posenc / reference | posenc peak RSS (MiB) | reference peak RSS (MiB) | goal | check |")
+    print("|---|---:|---:|---:|---:|---:|---|---|")
+    for name, p, r, ratio, pm, rm, goal, check in rows:
+        print(f"| {name} | {p:.3f} | {r:.3f} | {ratio:.3f} | {pm:.1f} | {rm:.1f} | {goal} | {check} |")
 
 
 if __name__ == "__main__":

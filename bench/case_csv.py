@@ -16,10 +16,12 @@ def f32_text(a_path, b_path):
 
 CASES = [
     dict(name="generate sinusoidal -n 4096 -d 1024 -f csv vs np.savetxt('%.9g')",
+         goal=0.2,
          posenc=["generate", "sinusoidal", "-n", "4096", "-d", "1024", "-f", "csv", "-o", "{out}"],
          ref=["np_csv.py", "4096", "1024", "{out}"],
          compare=f32_text),
     dict(name="generate sinusoidal -n 4096 -d 1024 -f csv vs pandas to_csv",
+         goal=0.15,
          posenc=["generate", "sinusoidal", "-n", "4096", "-d", "1024", "-f", "csv", "-o", "{out}"],
          ref=["pd_csv.py", "4096", "1024", "{out}"],
          compare=f32_text),
