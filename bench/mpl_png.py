@@ -8,12 +8,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+from vaswani import table  # noqa: E402
 
 n, d, out = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
-pos = np.arange(n, dtype=np.float64)[:, None]
-freq = 10000.0 ** (-np.arange(0, d, 2, dtype=np.float64) / d)
-angle = pos * freq
-pe = np.empty((n, d), dtype=np.float64)
-pe[:, 0::2] = np.sin(angle)
-pe[:, 1::2] = np.cos(angle)
+pe = table(n, d)
 plt.imsave(out, pe.astype(np.float32), cmap="viridis", format="png")

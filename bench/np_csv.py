@@ -4,12 +4,8 @@ always reads back).  Usage: np_csv.py N D OUT"""
 import sys
 
 import numpy as np
+from vaswani import table
 
 n, d, out = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
-pos = np.arange(n, dtype=np.float64)[:, None]
-freq = 10000.0 ** (-np.arange(0, d, 2, dtype=np.float64) / d)
-angle = pos * freq
-pe = np.empty((n, d), dtype=np.float64)
-pe[:, 0::2] = np.sin(angle)
-pe[:, 1::2] = np.cos(angle)
+pe = table(n, d)
 np.savetxt(out, pe.astype(np.float32), fmt="%.9g", delimiter=",")
