@@ -123,7 +123,7 @@ int pe_learned_fill(const void *ctx, uint64_t r0, size_t nrows, void *out,
 	size_t dim = (size_t)l->dim, r, c, m;
 	float *row;
 	uint64_t ri;
-	double u[2], a = sqrt(3.0) * l->std, z[PE_RNG_RUN];
+	double a = sqrt(3.0) * l->std, z[PE_RNG_RUN];
 
 	(void)err;
 	for (r = 0; r < nrows; r++) {
@@ -134,10 +134,11 @@ int pe_learned_fill(const void *ctx, uint64_t r0, size_t nrows, void *out,
 			continue;
 		}
 		if (l->init == PE_INIT_UNIFORM) {
-			for (c = 0; c < dim; c++) {
-				pe_rng_uniform2(l->seed, (uint32_t)c, (uint32_t)ri, (uint32_t)(ri >> 32),
-						0, u);
-				row[c] = (float)((2.0 * u[0] - 1.0) * a);
+			for (c = 0; c < dim; c += m) {
+				m = dim - c < PE_RNG_RUN ? dim - c : PE_RNG_RUN;
+				pe_rng_uniform_run(l->seed, ri, (uint32_t)c, m, z);
+				for (size_t i = 0; i < m; i++)
+					row[c + i] = (float)((2.0 * z[i] - 1.0) * a);
 			}
 			continue;
 		}

@@ -97,6 +97,35 @@ static const double inv_odd[13] = {
 	1.0 / 13, 1.0 / 11, 1.0 / 9, 1.0 / 7, 1.0 / 5, 1.0 / 3
 };
 
+/* Philox4x32-10 in PE_RNG_LANES lanes: the counters (c0[i], c1[i], c2[i],
+ * c3[i]) become the blocks, under the key (k0, k1); each round's loop over
+ * the lanes vectorises (32 x 32 -> 64-bit products). */
+static inline void philox_lanes(uint32_t k0, uint32_t k1, uint32_t *c0, uint32_t *c1,
+				uint32_t *c2, uint32_t *c3)
+{
+	int round, i;
+
+	for (round = 0; round < 10; round++) {
+		if (round) {
+			k0 += PHILOX_W0;
+			k1 += PHILOX_W1;
+		}
+		for (i = 0; i < PE_RNG_LANES; i++) {
+			uint64_t p0 = (uint64_t)PHILOX_M0 * c0[i], p1 = (uint64_t)PHILOX_M1 * c2[i];
+
+			c0[i] = (uint32_t)(p1 >> 32) ^ c1[i] ^ k0;
+			c1[i] = (uint32_t)p1;
+			c2[i] = (uint32_t)(p0 >> 32) ^ c3[i] ^ k1;
+			c3[i] = (uint32_t)p0;
+		}
+	}
+}
+
+/* pe_rng_uniform2's conversion of two words to a double in [0, 1) */
+#define UNIFORM(hi, lo) \
+	(((double)(int32_t)((hi) >> 5) * 67108864.0 + (double)(int32_t)((lo) >> 6)) * \
+	 (1.0 / 9007199254740992.0))
+
 /*
  * Attempt a of pe_rng_normal for PE_RNG_LANES columns cols[i], lane by lane
  * the same operations in the same order, so the same bits:
@@ -115,7 +144,7 @@ static void attempt(uint32_t k0, uint32_t k1, const uint32_t *cols, uint32_t a, 
 	double x[PE_RNG_LANES], y[PE_RNG_LANES], s[PE_RNG_LANES], e[PE_RNG_LANES];
 	double m[PE_RNG_LANES], f[PE_RNG_LANES], f2[PE_RNG_LANES], sum[PE_RNG_LANES];
 	int acc[PE_RNG_LANES];
-	int round, k, i;
+	int k, i;
 
 	for (i = 0; i < PE_RNG_LANES; i++) {
 		c0[i] = cols[i];
@@ -123,25 +152,9 @@ static void attempt(uint32_t k0, uint32_t k1, const uint32_t *cols, uint32_t a, 
 		c2[i] = row_hi;
 		c3[i] = a;
 	}
-	for (round = 0; round < 10; round++) {
-		if (round) {
-			k0 += PHILOX_W0;
-			k1 += PHILOX_W1;
-		}
-		for (i = 0; i < PE_RNG_LANES; i++) {
-			uint64_t p0 = (uint64_t)PHILOX_M0 * c0[i], p1 = (uint64_t)PHILOX_M1 * c2[i];
-
-			c0[i] = (uint32_t)(p1 >> 32) ^ c1[i] ^ k0;
-			c1[i] = (uint32_t)p1;
-			c2[i] = (uint32_t)(p0 >> 32) ^ c3[i] ^ k1;
-			c3[i] = (uint32_t)p0;
-		}
-	}
+	philox_lanes(k0, k1, c0, c1, c2, c3);
 	for (i = 0; i < PE_RNG_LANES; i++) {
-		double u0 = ((double)(int32_t)(c0[i] >> 5) * 67108864.0 + (double)(int32_t)(c1[i] >> 6)) *
-			    (1.0 / 9007199254740992.0);
-		double u1 = ((double)(int32_t)(c2[i] >> 5) * 67108864.0 + (double)(int32_t)(c3[i] >> 6)) *
-			    (1.0 / 9007199254740992.0);
+		double u0 = UNIFORM(c0[i], c1[i]), u1 = UNIFORM(c2[i], c3[i]);
 
 		x[i] = 2.0 * u0 - 1.0;
 		y[i] = 2.0 * u1 - 1.0;
@@ -211,5 +224,37 @@ void pe_rng_normal_run(uint64_t seed, uint64_t row, uint32_t col0, size_t n, dou
 			}
 		}
 		open = next;
+	}
+}
+
+/* The first uniform of counters (col0 + i, row_lo, row_hi, 0), i < lanes. */
+PE_VECTOR_KERNEL
+static void uniform_lanes(uint32_t k0, uint32_t k1, uint32_t col0, uint32_t row_lo,
+			  uint32_t row_hi, double *u)
+{
+	uint32_t c0[PE_RNG_LANES], c1[PE_RNG_LANES], c2[PE_RNG_LANES], c3[PE_RNG_LANES];
+	int i;
+
+	for (i = 0; i < PE_RNG_LANES; i++) {
+		c0[i] = col0 + (uint32_t)i;
+		c1[i] = row_lo;
+		c2[i] = row_hi;
+		c3[i] = 0;
+	}
+	philox_lanes(k0, k1, c0, c1, c2, c3);
+	for (i = 0; i < PE_RNG_LANES; i++)
+		u[i] = UNIFORM(c0[i], c1[i]);
+}
+
+void pe_rng_uniform_run(uint64_t seed, uint64_t row, uint32_t col0, size_t n, double *u)
+{
+	double ul[PE_RNG_LANES];
+	size_t m;
+
+	for (; n; n -= m, col0 += (uint32_t)m, u += m) {
+		m = n < PE_RNG_LANES ? n : PE_RNG_LANES;
+		uniform_lanes((uint32_t)seed, (uint32_t)(seed >> 32), col0, (uint32_t)row,
+			      (uint32_t)(row >> 32), ul);
+		memcpy(u, ul, m * sizeof *u);
 	}
 }

@@ -49,4 +49,9 @@ double pe_rng_normal(uint64_t seed, uint64_t row, uint32_t col, double trunc);
 void pe_rng_normal_run(uint64_t seed, uint64_t row, uint32_t col0, size_t n, double trunc,
 		       double *z);
 
+/* u[i] = the first of pe_rng_uniform2(seed, col0 + i, row_lo, row_hi, 0)
+ * for i < n, the same bits, PE_RNG_LANES at a time.  Columns must not wrap
+ * past 2^32. */
+void pe_rng_uniform_run(uint64_t seed, uint64_t row, uint32_t col0, size_t n, double *u);
+
 #endif

@@ -69,9 +69,10 @@ else
 	isa_same "rope llama3 sin" generate rope --table sin --scaling llama3 --factor 8 \
 		--original-max-positions 8192 --offset 100000 -n 1000 -d 128 -f raw
 	isa_same "sinusoidal csv" generate sinusoidal -n 300 -d 100 -f csv
-	# the normal sampler's lanes (attempt in src/core/rng.c): run tails
+	# the samplers' lanes (attempt, uniform_lanes in src/core/rng.c): run tails
 	# (width 77), trunc-normal's extra rejections, a high seed and row
 	isa_same "learned normal, width 77" generate learned -n 300 -d 77 --seed 12345 -f raw
+	isa_same "learned uniform, width 77" generate learned --init uniform -n 300 -d 77 -f raw
 	isa_same "learned trunc-normal from row 2^32" generate learned --init trunc-normal \
 		--seed 18446744073709551615 -n 4294967400 --rows 4294967296:4294967400 -d 300 -f raw
 fi

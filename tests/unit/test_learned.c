@@ -245,6 +245,35 @@ static void test_normal_run_is_scalar(void **state)
 	print_message("normal runs: %zu values as the scalar sampler\n", checked);
 }
 
+/* The same for the uniform runs against pe_rng_uniform2's first value. */
+static void test_uniform_run_is_scalar(void **state)
+{
+	static const uint64_t seeds[] = { 0, 0x0123456789abcdefu, UINT64_MAX };
+	static const uint64_t rows[] = { 0, 1000003, (uint64_t)1 << 32 | 5, UINT64_MAX };
+	static const uint32_t cols[] = { 0, 63, UINT32_MAX - PE_RNG_RUN };
+	double u[PE_RNG_RUN], want[2];
+	size_t si, ri, ci, n, i, checked = 0;
+
+	(void)state;
+	for (si = 0; si < sizeof seeds / sizeof seeds[0]; si++)
+		for (ri = 0; ri < sizeof rows / sizeof rows[0]; ri++)
+			for (ci = 0; ci < sizeof cols / sizeof cols[0]; ci++)
+				for (n = 1; n <= PE_RNG_RUN; n += n < 70 ? 1 : 37) {
+					pe_rng_uniform_run(seeds[si], rows[ri], cols[ci], n, u);
+					for (i = 0; i < n; i++) {
+						pe_rng_uniform2(seeds[si], cols[ci] + (uint32_t)i,
+								(uint32_t)rows[ri],
+								(uint32_t)(rows[ri] >> 32), 0, want);
+						if (memcmp(&u[i], &want[0], sizeof want[0]) != 0)
+							fail_msg("seed %zu row %zu col %u + %zu (n %zu): %.17g, scalar %.17g",
+								 si, ri, (unsigned)cols[ci], i, n, u[i],
+								 want[0]);
+						checked++;
+					}
+				}
+	print_message("uniform runs: %zu values as the scalar draw\n", checked);
+}
+
 static void test_presets_and_padding(void **state)
 {
 	static const struct {
@@ -308,6 +337,7 @@ int main(void)
 		cmocka_unit_test(test_uniform_distribution),
 		cmocka_unit_test(test_determinism_and_random_access),
 		cmocka_unit_test(test_normal_run_is_scalar),
+		cmocka_unit_test(test_uniform_run_is_scalar),
 		cmocka_unit_test(test_presets_and_padding),
 	};
 
