@@ -8,10 +8,11 @@
 #          parallel: the scaling-out recipe of the README, run by a test),
 #          zsh (the test checks the zsh completion script parses),
 #          qemu-user (t_isa.sh runs posenc on the baseline and AVX2 paths)
-#   bench: python3-matplotlib, time (GNU time for peak memory)
+#   bench: python3-matplotlib, python3-pandas (the csv peers), time (GNU
+#          time for peak memory)
 set -u
 pkgs="gcc make pkg-config libcjson-dev libpng-dev zlib1g-dev libopenblas-dev libcmocka-dev
-libmpfr-dev python3-numpy python3-matplotlib bsdutils parallel zsh qemu-user time"
+libmpfr-dev python3-numpy python3-matplotlib python3-pandas bsdutils parallel zsh qemu-user time"
 missing=""
 for p in $pkgs; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
