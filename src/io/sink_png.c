@@ -162,6 +162,8 @@ struct png_sink {
 	int squeezed;		/* the 1:4 rule changed the shape (cells not square) */
 	uint64_t *rb, *cb;	/* block edges: rows rb[i]..rb[i+1]-1 form cell row i */
 	double *sum;		/* panels * gh * gw block sums (float results) */
+	float *one;		/* instead, at one value a cell (gh = rows, gw =
+				 * cols): the values, exactly, in half the memory */
 	/* integer results: each cell's id, the mode of its block */
 	int32_t *ids;		/* panels * gh * gw */
 	int32_t *samp;		/* the current band's samples, MODE_S x MODE_S per cell */
@@ -359,6 +361,7 @@ static int png_begin(struct pe_sink *s, const struct pe_tensor *t, size_t nt,
 {
 	struct png_sink *p = (struct png_sink *)s;
 	uint64_t size, n, L;
+	size_t cells;
 	struct fit f;
 	double a;
 	int equal;
@@ -439,12 +442,15 @@ static int png_begin(struct pe_sink *s, const struct pe_tensor *t, size_t nt,
 				       p->gw, p->gh);
 		return 0;
 	}
-	/* 128 MiB at 4096 x 4096: huge pages save the faults (core/mem.h) */
-	p->sum = pe_alloc_big((size_t)p->panels * p->gh * p->gw * sizeof *p->sum);
-	if (!p->rb || !p->cb || !p->sum)
+	/* 64 MiB at 4096 x 4096: huge pages save the faults (core/mem.h) */
+	cells = (size_t)p->panels * p->gh * p->gw;
+	if (p->gh == p->rows && p->gw == p->cols)
+		p->one = pe_alloc_big(cells * sizeof *p->one);
+	else if ((p->sum = pe_alloc_big(cells * sizeof *p->sum)) != NULL)
+		memset(p->sum, 0, cells * sizeof *p->sum);
+	if (!p->rb || !p->cb || (!p->sum && !p->one))
 		return pe_fail(err, PE_ERR_NOMEM, "out of memory for a %u x %u heatmap", p->gw,
 			       p->gh);
-	memset(p->sum, 0, (size_t)p->panels * p->gh * p->gw * sizeof *p->sum);
 	return 0;
 }
 
@@ -617,6 +623,7 @@ static int png_rows(struct pe_sink *s, const void *data, size_t nrows, struct pe
 	uint64_t r;
 	uint32_t j;
 	double *line, v, acc;
+	float *one;
 
 	(void)err;
 	if (p->dtype == PE_I32) {
@@ -628,7 +635,19 @@ static int png_rows(struct pe_sink *s, const void *data, size_t nrows, struct pe
 		if (p->vector) {
 			v = value_at(p, data, k);
 			track(p, v);
-			p->sum[p->gw == p->cols ? r : block_of(r, p->cols, p->gw)] += v;
+			if (p->one)
+				p->one[r] = (float)v;
+			else
+				p->sum[p->gw == p->cols ? r : block_of(r, p->cols, p->gw)] += v;
+			continue;
+		}
+		if (p->one) {	/* row r is row r mod N of panel r / N */
+			one = p->one + (size_t)r * cols;
+			for (c = 0; c < cols; c++) {
+				v = value_at(p, data, k * cols + c);
+				track(p, v);
+				one[c] = (float)v;
+			}
 			continue;
 		}
 		/* row r is row r mod N of panel r / N */
@@ -1054,6 +1073,7 @@ static void draw_heatmap(struct png_sink *p, const struct layout *L, uint64_t k,
 	float vminf = (float)vmin, scalef = (float)(vmax - vmin);
 	double scale = vmax - vmin, mean, n;
 	const double *sum = p->sum ? p->sum + (size_t)k * p->gh * p->gw : NULL;
+	const float *one = p->one ? p->one + (size_t)k * p->gh * p->gw : NULL;
 	uint32_t i, j;
 	int idx, y0, y1;
 	const unsigned char *rgb;
@@ -1069,7 +1089,7 @@ static void draw_heatmap(struct png_sink *p, const struct layout *L, uint64_t k,
 				continue;
 			}
 			n = (double)(p->rb[i + 1] - p->rb[i]) * (double)(p->cb[j + 1] - p->cb[j]);
-			mean = sum[(size_t)i * p->gw + j] / n;
+			mean = one ? (double)one[(size_t)i * p->gw + j] : sum[(size_t)i * p->gw + j] / n;
 			if (isnan(mean))
 				idx = -1;
 			else if (vmin == vmax)
@@ -1452,6 +1472,7 @@ static void png_destroy(struct pe_sink *s)
 	free(p->rb);
 	free(p->cb);
 	free(p->sum);
+	free(p->one);
 	free(p->ids);
 	free(p->samp);
 	free(p->cs);
