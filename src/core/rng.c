@@ -11,11 +11,45 @@
 #define PHILOX_W0 0x9E3779B9u
 #define PHILOX_W1 0xBB67AE85u
 
+/* ln 2 split so that e * LN2_HI is exact for |e| < 2^11 */
+#define LN2_HI 6.93147180369123816490e-01
+#define LN2_LO 1.90821492927058770002e-10
+
+/* pe_det_log's series coefficients 1/k, k = 27, 25, ..., 3 */
+static const double inv_odd[13] = {
+	1.0 / 27, 1.0 / 25, 1.0 / 23, 1.0 / 21, 1.0 / 19, 1.0 / 17, 1.0 / 15,
+	1.0 / 13, 1.0 / 11, 1.0 / 9, 1.0 / 7, 1.0 / 5, 1.0 / 3
+};
+
+/* pe_rng_uniform2's conversion of two words to a double in [0, 1) */
+#define UNIFORM(hi, lo) \
+	(((double)(int32_t)((hi) >> 5) * 67108864.0 + (double)(int32_t)((lo) >> 6)) * \
+	 (1.0 / 9007199254740992.0))
+
+/* One Philox round on the counter (c0, c1, c2, c3) under the round key
+ * (k0, k1); the scalar block and the vector lanes below both use it. */
+static inline void philox_round(uint32_t *c0, uint32_t *c1, uint32_t *c2, uint32_t *c3,
+				uint32_t k0, uint32_t k1)
+{
+	uint64_t p0 = (uint64_t)PHILOX_M0 * *c0, p1 = (uint64_t)PHILOX_M1 * *c2;
+
+	*c0 = (uint32_t)(p1 >> 32) ^ *c1 ^ k0;
+	*c1 = (uint32_t)p1;
+	*c2 = (uint32_t)(p0 >> 32) ^ *c3 ^ k1;
+	*c3 = (uint32_t)p0;
+}
+
+/* log x = e ln 2 + 2 (f + f^3/3 + ...) from the exponent, f and the
+ * series' sum (f^2 (1/3 + f^2 (1/5 + ...))).  A macro: GCC does not inline
+ * a floating-point function into a vector kernel compiled with other
+ * floating-point options (no-trapping-math), and a call there costs half
+ * the kernel's speed. */
+#define LOG_FROM(e, f, sum) ((e) * LN2_HI + ((e) * LN2_LO + (2.0 * (f) + 2.0 * (f) * (sum))))
+
 void pe_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4])
 {
 	uint32_t c0 = ctr[0], c1 = ctr[1], c2 = ctr[2], c3 = ctr[3];
 	uint32_t k0 = key[0], k1 = key[1];
-	uint64_t p0, p1;
 	int round;
 
 	for (round = 0; round < 10; round++) {
@@ -23,12 +57,7 @@ void pe_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out
 			k0 += PHILOX_W0;
 			k1 += PHILOX_W1;
 		}
-		p0 = (uint64_t)PHILOX_M0 * c0;
-		p1 = (uint64_t)PHILOX_M1 * c2;
-		c0 = (uint32_t)(p1 >> 32) ^ c1 ^ k0;
-		c1 = (uint32_t)p1;
-		c2 = (uint32_t)(p0 >> 32) ^ c3 ^ k1;
-		c3 = (uint32_t)p0;
+		philox_round(&c0, &c1, &c2, &c3, k0, k1);
 	}
 	out[0] = c0;
 	out[1] = c1;
@@ -44,16 +73,13 @@ void pe_rng_uniform2(uint64_t seed, uint32_t c0, uint32_t c1, uint32_t c2, uint3
 	uint32_t w[4];
 
 	pe_philox4x32_10(ctr, key, w);
-	u[0] = ((double)(w[0] >> 5) * 67108864.0 + (double)(w[1] >> 6)) * (1.0 / 9007199254740992.0);
-	u[1] = ((double)(w[2] >> 5) * 67108864.0 + (double)(w[3] >> 6)) * (1.0 / 9007199254740992.0);
+	u[0] = UNIFORM(w[0], w[1]);
+	u[1] = UNIFORM(w[2], w[3]);
 }
 
 double pe_det_log(double x)
 {
-	/* ln 2 split so that e * LN2_HI is exact for |e| < 2^11 */
-	static const double LN2_HI = 6.93147180369123816490e-01;
-	static const double LN2_LO = 1.90821492927058770002e-10;
-	double m, f, f2, term, sum;
+	double m, f, f2, sum;
 	int e, k;
 
 	m = frexp(x, &e);
@@ -65,10 +91,9 @@ double pe_det_log(double x)
 	f2 = f * f;
 	/* 2 (f + f^3/3 + f^5/5 + ...), |f| < 0.1716: 14 terms reach 2^-60 */
 	sum = 0.0;
-	for (k = 27; k >= 3; k -= 2)
-		sum = (sum + 1.0 / k) * f2;
-	term = 2.0 * f + 2.0 * f * sum;
-	return (double)e * LN2_HI + ((double)e * LN2_LO + term);
+	for (k = 0; k < 13; k++)
+		sum = (sum + inv_odd[k]) * f2;
+	return LOG_FROM((double)e, f, sum);
 }
 
 double pe_rng_normal(uint64_t seed, uint64_t row, uint32_t col, double trunc)
@@ -90,13 +115,6 @@ double pe_rng_normal(uint64_t seed, uint64_t row, uint32_t col, double trunc)
 	}
 }
 
-/* pe_det_log's series coefficients 1/k, k = 27, 25, ..., 3 (each the
- * correctly rounded quotient, as pe_det_log's 1.0 / k) */
-static const double inv_odd[13] = {
-	1.0 / 27, 1.0 / 25, 1.0 / 23, 1.0 / 21, 1.0 / 19, 1.0 / 17, 1.0 / 15,
-	1.0 / 13, 1.0 / 11, 1.0 / 9, 1.0 / 7, 1.0 / 5, 1.0 / 3
-};
-
 /* Philox4x32-10 in PE_RNG_LANES lanes: the counters (c0[i], c1[i], c2[i],
  * c3[i]) become the blocks, under the key (k0, k1); each round's loop over
  * the lanes vectorises (32 x 32 -> 64-bit products). */
@@ -110,21 +128,10 @@ static inline void philox_lanes(uint32_t k0, uint32_t k1, uint32_t *c0, uint32_t
 			k0 += PHILOX_W0;
 			k1 += PHILOX_W1;
 		}
-		for (i = 0; i < PE_RNG_LANES; i++) {
-			uint64_t p0 = (uint64_t)PHILOX_M0 * c0[i], p1 = (uint64_t)PHILOX_M1 * c2[i];
-
-			c0[i] = (uint32_t)(p1 >> 32) ^ c1[i] ^ k0;
-			c1[i] = (uint32_t)p1;
-			c2[i] = (uint32_t)(p0 >> 32) ^ c3[i] ^ k1;
-			c3[i] = (uint32_t)p0;
-		}
+		for (i = 0; i < PE_RNG_LANES; i++)
+			philox_round(&c0[i], &c1[i], &c2[i], &c3[i], k0, k1);
 	}
 }
-
-/* pe_rng_uniform2's conversion of two words to a double in [0, 1) */
-#define UNIFORM(hi, lo) \
-	(((double)(int32_t)((hi) >> 5) * 67108864.0 + (double)(int32_t)((lo) >> 6)) * \
-	 (1.0 / 9007199254740992.0))
 
 /*
  * Attempt a of pe_rng_normal for PE_RNG_LANES columns cols[i], lane by lane
@@ -138,8 +145,6 @@ PE_VECTOR_KERNEL
 static void attempt(uint32_t k0, uint32_t k1, const uint32_t *cols, uint32_t a, uint32_t row_lo,
 		    uint32_t row_hi, double trunc, double *z, int *ok)
 {
-	static const double LN2_HI = 6.93147180369123816490e-01;
-	static const double LN2_LO = 1.90821492927058770002e-10;
 	uint32_t c0[PE_RNG_LANES], c1[PE_RNG_LANES], c2[PE_RNG_LANES], c3[PE_RNG_LANES];
 	double x[PE_RNG_LANES], y[PE_RNG_LANES], s[PE_RNG_LANES], e[PE_RNG_LANES];
 	double m[PE_RNG_LANES], f[PE_RNG_LANES], f2[PE_RNG_LANES], sum[PE_RNG_LANES];
@@ -184,8 +189,7 @@ static void attempt(uint32_t k0, uint32_t k1, const uint32_t *cols, uint32_t a, 
 		for (i = 0; i < PE_RNG_LANES; i++)
 			sum[i] = (sum[i] + inv_odd[k]) * f2[i];
 	for (i = 0; i < PE_RNG_LANES; i++) {
-		double lg = e[i] * LN2_HI + (e[i] * LN2_LO + (2.0 * f[i] + 2.0 * f[i] * sum[i]));
-		double zz = x[i] * sqrt(-2.0 * lg / (acc[i] ? s[i] : 1.0));
+		double zz = x[i] * sqrt(-2.0 * LOG_FROM(e[i], f[i], sum[i]) / (acc[i] ? s[i] : 1.0));
 
 		z[i] = zz;
 		ok[i] = acc[i] & !((trunc > 0) & (fabs(zz) > trunc));
@@ -195,7 +199,7 @@ static void attempt(uint32_t k0, uint32_t k1, const uint32_t *cols, uint32_t a, 
 void pe_rng_normal_run(uint64_t seed, uint64_t row, uint32_t col0, size_t n, double trunc,
 		       double *z)
 {
-	uint32_t cols[PE_RNG_RUN + PE_RNG_LANES], lane_cols[PE_RNG_LANES], a;
+	uint32_t cols[PE_RNG_RUN], lane_cols[PE_RNG_LANES], a;
 	uint16_t at[PE_RNG_RUN];	/* where column cols[j]'s value goes */
 	double zl[PE_RNG_LANES];
 	int ok[PE_RNG_LANES];
