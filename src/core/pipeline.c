@@ -392,7 +392,7 @@ static int pump_parallel(const struct pe_tensor *t, uint64_t off, struct slot *s
 	for (r = 0; r < t->rows && rc == 0; r += n) {
 		sl = &slot[pool.written % pool.nslots];
 		pthread_mutex_lock(&pool.mu);
-		while (pool.written == pool.opened || sl->state != SLOT_READY) {
+		while (sl->state != SLOT_READY) {	/* FREE until a worker opens it */
 			pool.writer_waits = 1;
 			pthread_cond_wait(&pool.ready, &pool.mu);
 			pool.writer_waits = 0;
