@@ -25,12 +25,15 @@
 
 #define U 0x1p-53
 #define CHUNK_COLS 1024		/* columns per GEMM call: bounds the scratch */
+#define WIDE_BYTES ((size_t)2 << 20)	/* float32 columns widened per call */
 #define MIN_BLOCK 16
 #define MAX_BLOCK 512
 /* float32: one BLAS call per pair of blocks; large enough that packing
  * the operands stays a few per cent of the work */
 #define F32_MIN_BLOCK 64
 #define F32_MAX_BLOCK 256
+/* float32: the grid (so the bytes, see similarity.h) follows from this */
+#define F32_BLOCK_BYTES ((size_t)32 << 20)
 
 struct pe_sim_row {
 	struct pe_dd n2dd;	/* |x|^2 in double-double, within n2err */
@@ -292,17 +295,22 @@ int pe_similarity_init(struct pe_similarity *s, const struct pe_matrix_view *w,
 	if (check_finite(w, err) != 0)
 		return -1;
 	nd = (size_t)(s->n * s->d);
-	s->block = PE_SIM_BLOCK_BYTES / ((size_t)s->n * sizeof(float));
-	s->block = s->block < MIN_BLOCK ? MIN_BLOCK : s->block > MAX_BLOCK ? MAX_BLOCK : s->block;
-	if (p->precision == PE_SIM_FLOAT32)
+	if (p->precision == PE_SIM_FLOAT32) {
+		s->block = F32_BLOCK_BYTES / ((size_t)s->n * sizeof(float));
 		s->block = s->block < F32_MIN_BLOCK ? F32_MIN_BLOCK
 			 : s->block > F32_MAX_BLOCK ? F32_MAX_BLOCK : s->block;
+	} else {
+		s->block = PE_SIM_BLOCK_BYTES / ((size_t)s->n * sizeof(float));
+		s->block = s->block < MIN_BLOCK ? MIN_BLOCK : s->block > MAX_BLOCK ? MAX_BLOCK : s->block;
+	}
 	if (s->block > s->n)
 		s->block = (size_t)s->n;
 	if (p->center && column_means(w, &mu, err) != 0)
 		return -1;
 	s->row = calloc((size_t)s->n, sizeof *s->row);
-	if (p->precision == PE_SIM_EXACT)
+	/* exact: double rows only when centred (float32 inputs stay float32
+	 * and are widened a panel at a time, see rows_d()) */
+	if (p->precision == PE_SIM_EXACT && p->center)
 		s->x = pe_alloc_big(nd * sizeof *s->x);
 	else
 		s->xf = pe_alloc_big(nd * sizeof *s->xf);
@@ -335,7 +343,7 @@ int pe_similarity_init(struct pe_similarity *s, const struct pe_matrix_view *w,
 	}
 	free(tmp);
 	free(mu);
-	if (s->xf && p->metric == PE_METRIC_COSINE) {
+	if (p->precision == PE_SIM_FLOAT32 && p->metric == PE_METRIC_COSINE) {
 		/* NumPy's x / norm(x): unit rows in float32 (zero rows stay 0) */
 		for (i = 0; i < s->n; i++)
 			for (k = 0; k < s->d; k++)
@@ -404,9 +412,9 @@ uint64_t pe_similarity_exact_count(const struct pe_similarity *s)
 
 /* Double-double first (core/exact.h's middle tier); the fixed-point sums
  * when even that cannot decide (an exact 0, a rounding midpoint). */
-static float exact_elem(const struct pe_similarity *s, uint64_t i, uint64_t j)
+static float exact_elem(const struct pe_similarity *s, uint64_t i, uint64_t j, const double *a,
+			const double *b)
 {
-	const double *a = s->x + i * s->d, *b = s->x + j * s->d;
 	const struct pe_sim_row *ra = &s->row[i], *rb = &s->row[j];
 	struct pe_acc sa, xa, ya;
 	struct pe_dd g, e;
@@ -480,7 +488,7 @@ static int same_bits(float a, float b)
  * one to v: 8u|v| is a safe bound).
  */
 static float finish(const struct pe_similarity *s, uint64_t i, uint64_t j, double g,
-		    uint64_t *nexact)
+		    const double *xi, const double *xj, uint64_t *nexact)
 {
 	const struct pe_sim_row *a = &s->row[i], *b = &s->row[j];
 	int exact = s->exact_inputs && a->lg + b->lg <= 53 + a->lsb + b->lsb;
@@ -518,7 +526,7 @@ static float finish(const struct pe_similarity *s, uint64_t i, uint64_t j, doubl
 	if (same_bits((float)lo, (float)hi))
 		return (float)lo;
 	(*nexact)++;
-	return exact_elem(s, i, j);
+	return exact_elem(s, i, j, xi, xj);
 }
 
 /* ---- blocks of rows ---- */
@@ -535,33 +543,67 @@ static float f32_value(const struct pe_similarity *s, uint64_t i, uint64_t j, fl
 	return sqrtf(fmaxf(0.0f, ((float)ra->n2 + (float)rb->n2) - 2.0f * g));
 }
 
-/* out[(i - a) * ldo + (j - c0)] for rows [a, a+m), columns [c0, c1):
- * exact precision. */
-static int compute(const struct pe_similarity *s, uint64_t a, size_t m, uint64_t c0,
-		   uint64_t c1, float *out, size_t ldo, uint64_t *nexact, struct pe_error *err)
+/* Rows [r0, r0+m) in double: the centred rows themselves, or the float32
+ * rows widened (exactly) into buf, m d doubles. */
+static const double *rows_d(const struct pe_similarity *s, uint64_t r0, size_t m, double *buf)
 {
-	size_t d = (size_t)s->d, w, r, c, cols = (size_t)(c1 - c0);
-	void *scratch;
+	const float *f = s->xf + (size_t)r0 * (size_t)s->d;
+	size_t k, nd = m * (size_t)s->d;
+
+	if (s->x)
+		return s->x + (size_t)r0 * (size_t)s->d;
+	for (k = 0; k < nd; k++)
+		buf[k] = (double)f[k];
+	return buf;
+}
+
+/* Columns per GEMM call: bounds the product scratch (and the widened
+ * columns, 8 d bytes each, to WIDE_BYTES). */
+static size_t chunk_cols(const struct pe_similarity *s, uint64_t cols)
+{
+	size_t w = CHUNK_COLS;
+
+	if (!s->x && (size_t)s->d * sizeof(double) * w > WIDE_BYTES) {
+		w = WIDE_BYTES / ((size_t)s->d * sizeof(double));
+		w = w < MIN_BLOCK ? MIN_BLOCK : w;
+	}
+	return cols < w ? (size_t)cols : w;
+}
+
+/* out[(i - a) * ldo + (j - c0)] for rows [a, a+m) (xa: those rows in
+ * double), columns [c0, c1): exact precision. */
+static int compute(const struct pe_similarity *s, uint64_t a, size_t m, const double *xa,
+		   uint64_t c0, uint64_t c1, float *out, size_t ldo, uint64_t *nexact,
+		   struct pe_error *err)
+{
+	size_t d = (size_t)s->d, w, r, c;
+	double *g, *wide = NULL;
+	const double *xb;
 	uint64_t j0;
 
-	if (cols == 0)
+	if (c1 == c0)
 		return 0;
-	w = cols < CHUNK_COLS ? cols : CHUNK_COLS;
-	scratch = malloc(m * w * sizeof(double));
-	if (!scratch)
+	w = chunk_cols(s, c1 - c0);
+	g = malloc(m * w * sizeof *g);
+	if (g && !s->x)
+		wide = malloc(w * d * sizeof *wide);
+	if (!g || (!s->x && !wide)) {
+		free(g);
 		return pe_fail(err, PE_ERR_NOMEM, "out of memory for a block of %zu x %zu", m, w);
+	}
 	for (j0 = c0; j0 < c1; j0 += w) {
 		size_t nc = (size_t)(c1 - j0) < w ? (size_t)(c1 - j0) : w;
 
-		double *g = scratch;
-
-		pe_gemm_d(m, nc, d, s->x + a * d, d, s->x + j0 * d, d, g, nc);
+		xb = rows_d(s, j0, nc, wide);
+		pe_gemm_d(m, nc, d, xa, d, xb, d, g, nc);
 		for (r = 0; r < m; r++)
 			for (c = 0; c < nc; c++)
 				out[r * ldo + (size_t)(j0 - c0) + c] =
-					finish(s, a + r, j0 + c, g[r * nc + c], nexact);
+					finish(s, a + r, j0 + c, g[r * nc + c], xa + r * d,
+					       xb + c * d, nexact);
 	}
-	free(scratch);
+	free(wide);
+	free(g);
 	return 0;
 }
 
@@ -662,12 +704,15 @@ static int block_rows(const struct pe_similarity *s, size_t b, uint64_t a, size_
 	uint64_t start = (uint64_t)b * s->block, bb = block_rows_of(s, b), run0, nexact = 0;
 	const float **from = calloc(band, sizeof *from);
 	float **to = calloc(band, sizeof *to);
+	double *wide = s->x ? NULL : malloc(m * (size_t)s->d * sizeof *wide);
+	const double *xa;
 	int storing = 0, rc = -1;
 
-	if (!from || !to) {
+	if (!from || !to || (!s->x && !wide)) {
 		pe_fail(err, PE_ERR_NOMEM, "out of memory");
 		goto out;
 	}
+	xa = rows_d(s, a, m, wide);
 	storing = capture(s, b, from, to);
 	/* earlier columns: cached blocks (within the band) copied, runs of the
 	 * others computed */
@@ -678,7 +723,7 @@ static int block_rows(const struct pe_similarity *s, size_t b, uint64_t a, size_
 
 		if (k < b && !f)
 			continue;
-		if (compute(s, a, m, run0, kc, out + run0, n, &nexact, err) != 0)
+		if (compute(s, a, m, xa, run0, kc, out + run0, n, &nexact, err) != 0)
 			goto out;
 		if (k < b) {
 			uint64_t kr = block_rows_of(s, k);
@@ -690,7 +735,7 @@ static int block_rows(const struct pe_similarity *s, size_t b, uint64_t a, size_
 		}
 	}
 	/* this block's column onwards */
-	if (compute(s, a, m, start, s->n, out + start, n, &nexact, err) != 0)
+	if (compute(s, a, m, xa, start, s->n, out + start, n, &nexact, err) != 0)
 		goto out;
 	for (t = 0; storing && t < band && b + 1 + t < c->nb; t++) {
 		uint64_t kc = (uint64_t)(b + 1 + t) * s->block, kr = block_rows_of(s, b + 1 + t), jj;
@@ -708,6 +753,7 @@ out:
 		rows_done(s, b, a, m, storing, a, m);
 	c->exact_count += nexact;
 	pthread_mutex_unlock(&c->mu);
+	free(wide);
 	free(from);
 	free(to);
 	return rc;
@@ -799,7 +845,7 @@ static int sim_fill(const void *ctx, uint64_t r0, size_t nrows, void *out, struc
 		e = (uint64_t)(b + 1) * s->block;
 		if (e > end)
 			e = end;
-		if ((s->x ? block_rows(s, b, a, (size_t)(e - a), o + (size_t)(a - r0) * (size_t)s->n, err)
+		if ((s->p.precision == PE_SIM_EXACT ? block_rows(s, b, a, (size_t)(e - a), o + (size_t)(a - r0) * (size_t)s->n, err)
 			  : f32_block(s, b, a, (size_t)(e - a), o + (size_t)(a - r0) * (size_t)s->n,
 				      err)) != 0)
 			return -1;
@@ -815,7 +861,7 @@ int pe_similarity_tensor(struct pe_similarity *s, struct pe_tensor *t, struct pe
 	if (pe_tensor_init(t, "similarity", PE_F32, sim_fill, s, 1, 2, shape, err) != 0)
 		return -1;
 	t->block_rows = s->block;
-	if (s->xf) {
+	if (s->p.precision == PE_SIM_FLOAT32) {
 		/* each worker a whole block of the grid */
 		t->block_rows = s->block * (size_t)(s->p.threads > 1 ? s->p.threads : 1);
 		t->slice_grain = s->block;

@@ -31,13 +31,16 @@
  * rows below and recomputes the same call when one is missing: repeatable
  * for any thread count and any --rows shard, half the multiply-adds.
  *
- * Memory: the rows in double (n d 8 bytes; float32: n d 4), the GEMM
- * scratch of the workers, and the cache, at most cache_bytes =
- * max(64 MiB, 8 n d bytes) -- O(n d), never O(n^2); blocks near the
- * diagonal are kept first (they are let go soonest).  Besides, the rows
- * written pass through the pump's two buffers of one row block each: at
- * most max(32 MiB, 64 n bytes) in exact precision, threads times
- * max(32 MiB, 256 n bytes) in float32 (a block of the grid per worker).
+ * Memory: the rows as float32 (n d 4 bytes; centred rows in exact
+ * precision: double, n d 8), the GEMM scratch of the workers (exact
+ * precision widens its float32 rows to double a panel at a time: a block
+ * of rows plus at most 2 MiB of columns each), and the cache, at most
+ * cache_bytes = max(64 MiB, 8 n d bytes) -- O(n d), never O(n^2); blocks
+ * near the diagonal are kept first (they are let go soonest).  Besides,
+ * the rows written pass through the pump's slots (three, or two when a
+ * block exceeds 4 MiB) of one row block each: max(4 MiB, 64 n bytes) in
+ * exact precision, threads times max(32 MiB, 256 n bytes) in float32 (a
+ * block of the grid per worker).
  */
 #ifndef PE_SIMILARITY_H
 #define PE_SIMILARITY_H
@@ -52,7 +55,9 @@
 enum pe_metric { PE_METRIC_COSINE, PE_METRIC_DOT, PE_METRIC_EUCLIDEAN };
 enum pe_sim_precision { PE_SIM_EXACT, PE_SIM_FLOAT32 };
 
-#define PE_SIM_BLOCK_BYTES ((size_t)32 << 20)	/* aim for row blocks of this size */
+/* exact precision: aim for row blocks of this size (4 MiB: the pump keeps
+ * three in flight; larger blocks only cost memory, measured) */
+#define PE_SIM_BLOCK_BYTES ((size_t)4 << 20)
 #define PE_SIM_CACHE_MIN ((size_t)64 << 20)
 
 struct pe_similarity_params {
@@ -73,10 +78,10 @@ struct pe_similarity {
 	double max_norm;	/* the longest row's norm (dot and distance bounds) */
 	size_t block;		/* rows per block of the grid */
 	/* private */
-	double *x;		/* exact: n x d */
-	float *xf;		/* float32: n x d */
+	double *x;		/* exact with center: the centred rows, n x d */
+	float *xf;		/* else n x d: float32 rows (unit rows: float32 cosine) */
 	struct pe_sim_row *row;
-	int exact_inputs;	/* x holds float32 values: products are exact */
+	int exact_inputs;	/* exact, xf holds the rows: products are exact */
 	double e_cos, e_dot, e_euc;
 	struct pe_sim_cache *cache;
 };
