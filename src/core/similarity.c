@@ -759,28 +759,56 @@ out:
 	return rc;
 }
 
-/* float32: X[block p] X[block q]^T into g (rows of p x rows of q). */
-static void f32_pair(const struct pe_similarity *s, size_t p, size_t q, float *g)
+/* dst[j * ldd + i] = src[i * lds + j] for i < rows, j < cols, in tiles
+ * that stay in the first-level cache. */
+static void transpose(const float *restrict src, size_t rows, size_t cols, size_t lds,
+		      float *restrict dst, size_t ldd)
 {
-	size_t d = (size_t)s->d;
+	enum { T = 16 };
+	size_t i0, j0, i, j, ie, je;
 
-	pe_gemm_s((size_t)block_rows_of(s, p), (size_t)block_rows_of(s, q), d,
-		  s->xf + (size_t)p * s->block * d, d, s->xf + (size_t)q * s->block * d, d, g,
-		  (size_t)block_rows_of(s, q));
+	for (i0 = 0; i0 < rows; i0 += T) {
+		ie = rows - i0 < T ? rows : i0 + T;
+		for (j0 = 0; j0 < cols; j0 += T) {
+			je = cols - j0 < T ? cols : j0 + T;
+			for (j = j0; j < je; j++)
+				for (i = i0; i < ie; i++)
+					dst[j * ldd + i] = src[i * lds + j];
+		}
+	}
+}
+
+/* float32: the values of block p's rows x block q's columns into g (row
+ * stride ldg): X[block p] X[block q]^T, then f32_value() unless that is
+ * the product itself (cosine without zero rows, dot). */
+static void f32_pair(const struct pe_similarity *s, size_t p, size_t q, float *g, size_t ldg)
+{
+	size_t d = (size_t)s->d, mp = (size_t)block_rows_of(s, p), mq = (size_t)block_rows_of(s, q);
+	uint64_t p0 = (uint64_t)p * s->block, q0 = (uint64_t)q * s->block;
+	size_t i, j;
+
+	pe_gemm_s(mp, mq, d, s->xf + (size_t)p0 * d, d, s->xf + (size_t)q0 * d, d, g, ldg);
+	if (s->p.metric == PE_METRIC_DOT || (s->p.metric == PE_METRIC_COSINE && !s->zero_rows))
+		return;
+	for (i = 0; i < mp; i++)
+		for (j = 0; j < mq; j++)
+			g[i * ldg + j] = f32_value(s, p0 + i, q0 + j, g[i * ldg + j]);
 }
 
 /* float32: rows [a, a+m) of block b, every value from its canonical call
- * (see similarity.h); the whole block's upper triangle goes to the cache. */
+ * (see similarity.h); the whole block's upper triangle goes to the cache.
+ * A pair's values are symmetric (f32_value is), so the rows below read a
+ * call's columns by transposing it. */
 static int f32_block(const struct pe_similarity *s, size_t b, uint64_t a, size_t m, float *out,
 		     struct pe_error *err)
 {
 	struct pe_sim_cache *c = s->cache;
-	size_t n = (size_t)s->n, nb = c->nb, k, i, j;
+	size_t n = (size_t)s->n, nb = c->nb, k, i, j, lds;
 	uint64_t start = (uint64_t)b * s->block, bb = block_rows_of(s, b), kr, kc;
 	size_t lo = (size_t)(a - start);
-	const float **from = calloc(c->band, sizeof *from), *f;
+	const float **from = calloc(c->band, sizeof *from), *f, *src;
 	float **to = calloc(c->band, sizeof *to), *g = malloc(s->block * s->block * sizeof *g), *tk;
-	int storing = 0, rc = -1;
+	int storing = 0, rc = -1, whole = lo == 0 && m == bb;
 
 	if (!from || !to || !g) {
 		pe_fail(err, PE_ERR_NOMEM, "out of memory");
@@ -796,29 +824,31 @@ static int f32_block(const struct pe_similarity *s, size_t b, uint64_t a, size_t
 				memcpy(out + i * n + kc, f + (lo + i) * kr, (size_t)kr * sizeof(float));
 			continue;
 		}
-		f32_pair(s, k, b, g);	/* the call that defines these values */
-		for (i = 0; i < m; i++)
-			for (j = 0; j < kr; j++)
-				out[i * n + kc + j] = f32_value(s, a + i, kc + j, g[j * bb + lo + i]);
+		f32_pair(s, k, b, g, bb);	/* the call that defines these values */
+		transpose(g + lo, kr, m, bb, out + kc, n);
 	}
-	f32_pair(s, b, b, g);
+	f32_pair(s, b, b, g, bb);
 	for (i = 0; i < m; i++)
 		for (j = 0; j < bb; j++)
-			out[i * n + start + j] = lo + i <= j
-				? f32_value(s, a + i, start + j, g[(lo + i) * bb + j])
-				: f32_value(s, a + i, start + j, g[j * bb + lo + i]);
+			out[i * n + start + j] = lo + i <= j ? g[(lo + i) * bb + j] : g[j * bb + lo + i];
 	for (k = b + 1; k < nb; k++) {
 		kc = (uint64_t)k * s->block;
 		kr = block_rows_of(s, k);
-		f32_pair(s, b, k, g);
-		for (i = 0; i < m; i++)
-			for (j = 0; j < kr; j++)
-				out[i * n + kc + j] = f32_value(s, a + i, kc + j, g[(lo + i) * kr + j]);
+		if (whole) {
+			/* straight into the rows written */
+			f32_pair(s, b, k, out + kc, n);
+			src = out + kc;
+			lds = n;
+		} else {
+			f32_pair(s, b, k, g, kr);
+			for (i = 0; i < m; i++)
+				memcpy(out + i * n + kc, g + (lo + i) * kr, (size_t)kr * sizeof(float));
+			src = g;
+			lds = kr;
+		}
 		tk = k - b <= c->band ? to[k - b - 1] : NULL;
 		if (tk)
-			for (i = 0; i < bb; i++)
-				for (j = 0; j < kr; j++)
-					tk[j * bb + i] = f32_value(s, start + i, kc + j, g[i * kr + j]);
+			transpose(src, bb, kr, lds, tk, bb);
 	}
 	rc = 0;
 out:
