@@ -22,6 +22,7 @@
 #include "core/exact.h"
 #include "core/gemm.h"
 #include "core/mem.h"
+#include "core/pipeline.h"
 
 #define U 0x1p-53
 #define CHUNK_COLS 1024		/* columns per GEMM call: bounds the scratch */
@@ -148,7 +149,7 @@ static uint64_t block_rows_of(const struct pe_similarity *s, size_t b)
 static int lowest_bit(float f)
 {
 	uint32_t u, m;
-	int e, k = 0;
+	int e;
 
 	memcpy(&u, &f, sizeof u);
 	e = (int)((u >> 23) & 0xff);
@@ -157,11 +158,7 @@ static int lowest_bit(float f)
 		m |= 0x800000;
 	else
 		e = 1;		/* subnormal: m 2^-149 */
-	while (!(m & 1)) {
-		m >>= 1;
-		k++;
-	}
-	return e - 150 + k;
+	return e - 150 + __builtin_ctz(m);	/* m != 0: f is nonzero */
 }
 
 static int check_finite(const struct pe_matrix_view *w, struct pe_error *err)
@@ -272,12 +269,95 @@ static int cache_init(struct pe_similarity *s, struct pe_error *err)
 	return 0;
 }
 
+/* Rows [r0, r1): stored (centred: minus mu), their norms and bounds, and
+ * for float32 cosine the unit rows NumPy's x / norm(x) gives (zero rows
+ * stay 0).  tmp: d doubles. */
+static void prep_rows(struct pe_similarity *s, const struct pe_matrix_view *w, const double *mu,
+		      uint64_t r0, uint64_t r1, double *tmp)
+{
+	uint64_t i, k, d = s->d;
+	int unit = s->p.precision == PE_SIM_FLOAT32 && s->p.metric == PE_METRIC_COSINE;
+
+	for (i = r0; i < r1; i++) {
+		const float *r = pe_view_row(w, i);
+
+		for (k = 0; k < d; k++) {
+			double v = mu ? (double)r[k] - mu[k] : (double)r[k];
+
+			if (s->x)
+				s->x[i * d + k] = v;
+			else
+				s->xf[i * d + k] = (float)v;
+		}
+		row_info(s, i, r, tmp);
+		for (k = 0; unit && k < d; k++)
+			s->xf[i * d + k] = (float)((double)s->xf[i * d + k] * s->row[i].rn);
+	}
+}
+
+struct prep_part {
+	struct pe_similarity *s;
+	const struct pe_matrix_view *w;
+	const double *mu;
+	uint64_t r0, r1;
+	double *tmp;
+};
+
+static void *prep_main(void *arg)
+{
+	struct prep_part *q = arg;
+
+	prep_rows(q->s, q->w, q->mu, q->r0, q->r1, q->tmp);
+	return NULL;
+}
+
+#define PREP_MIN_ROWS 256	/* rows per preparing thread at least */
+
+/* prep_rows over every row, in up to p.threads threads (the calling one
+ * included; a thread that cannot start leaves its rows to it). */
+static int prep_all(struct pe_similarity *s, const struct pe_matrix_view *w, const double *mu,
+		    struct pe_error *err)
+{
+	struct prep_part part[PE_MAX_THREADS];
+	pthread_t th[PE_MAX_THREADS];
+	int started[PE_MAX_THREADS] = { 0 };
+	size_t nt = s->p.threads > 1 ? (size_t)s->p.threads : 1, t;
+	double *tmp;
+
+	if (nt > PE_MAX_THREADS)
+		nt = PE_MAX_THREADS;
+	if (nt > s->n / PREP_MIN_ROWS)
+		nt = s->n / PREP_MIN_ROWS ? (size_t)(s->n / PREP_MIN_ROWS) : 1;
+	tmp = malloc(nt * (size_t)s->d * sizeof *tmp);
+	if (!tmp)
+		return pe_fail(err, PE_ERR_NOMEM, "out of memory");
+	for (t = 0; t < nt; t++) {
+		part[t].s = s;
+		part[t].w = w;
+		part[t].mu = mu;
+		part[t].r0 = s->n * t / nt;
+		part[t].r1 = s->n * (t + 1) / nt;
+		part[t].tmp = tmp + t * (size_t)s->d;
+		if (t > 0)
+			started[t] = pthread_create(&th[t], NULL, prep_main, &part[t]) == 0;
+	}
+	for (t = 0; t < nt; t++)
+		if (!started[t])
+			prep_main(&part[t]);
+	for (t = 1; t < nt; t++)
+		if (started[t])
+			pthread_join(th[t], NULL);
+	free(tmp);
+	return 0;
+}
+
 int pe_similarity_init(struct pe_similarity *s, const struct pe_matrix_view *w,
 		       const struct pe_similarity_params *p, struct pe_error *err)
 {
-	double *mu = NULL, *tmp;
-	uint64_t i, k;
+	double *mu = NULL;
+	uint64_t i;
 	size_t nd;
+	int rc;
 
 	memset(s, 0, sizeof *s);
 	s->p = *p;
@@ -320,34 +400,14 @@ int pe_similarity_init(struct pe_similarity *s, const struct pe_matrix_view *w,
 			       (unsigned long long)s->n, (unsigned long long)s->d);
 	}
 	s->exact_inputs = p->precision == PE_SIM_EXACT && !p->center;
-	tmp = malloc((size_t)s->d * sizeof *tmp);
-	if (!tmp) {
-		free(mu);
-		return pe_fail(err, PE_ERR_NOMEM, "out of memory");
-	}
+	rc = prep_all(s, w, mu, err);
+	free(mu);
+	if (rc != 0)
+		return -1;
 	for (i = 0; i < s->n; i++) {
-		const float *r = pe_view_row(w, i);
-
-		for (k = 0; k < s->d; k++) {
-			double v = mu ? (double)r[k] - mu[k] : (double)r[k];
-
-			if (s->x)
-				s->x[i * s->d + k] = v;
-			else
-				s->xf[i * s->d + k] = (float)v;
-		}
-		row_info(s, i, r, tmp);
 		s->zero_rows += s->row[i].zero;
 		if (s->row[i].nrm > s->max_norm)
 			s->max_norm = s->row[i].nrm;
-	}
-	free(tmp);
-	free(mu);
-	if (p->precision == PE_SIM_FLOAT32 && p->metric == PE_METRIC_COSINE) {
-		/* NumPy's x / norm(x): unit rows in float32 (zero rows stay 0) */
-		for (i = 0; i < s->n; i++)
-			for (k = 0; k < s->d; k++)
-				s->xf[i * s->d + k] = (float)((double)s->xf[i * s->d + k] * s->row[i].rn);
 	}
 	/* see finish() */
 	s->e_cos = ((double)s->d + 12) * U * 1.001;
