@@ -237,13 +237,16 @@ static void row_info(struct pe_similarity *s, uint64_t i, const float *orig, dou
 static int cache_init(struct pe_similarity *s, struct pe_error *err)
 {
 	struct pe_sim_cache *c = calloc(1, sizeof *c);
-	size_t nb = (size_t)((s->n + s->block - 1) / s->block), cap = 8 * s->n * s->d;
+	size_t nb = (size_t)((s->n + s->block - 1) / s->block), nd4 = 4 * (size_t)(s->n * s->d);
+	/* exact: 10 n d (its pump blocks are small); float32: 8 n d (a block
+	 * of the grid per worker in each pump block).  nd4 bytes were
+	 * allocated already, so 5 nd4 / 2 does not overflow. */
+	size_t cap = s->p.precision == PE_SIM_EXACT ? nd4 / 2 * 5 : 2 * nd4;
 
 	s->cache = c;
 	if (!c)
 		return pe_fail(err, PE_ERR_NOMEM, "out of memory");
 	c->nb = nb;
-	/* twice the float32 table; n^2 bytes would keep every block */
 	c->cap = s->p.cache_bytes ? s->p.cache_bytes : cap > PE_SIM_CACHE_MIN ? cap : PE_SIM_CACHE_MIN;
 	c->blk_bytes = s->block * s->block * sizeof(float);
 	/* Blocks within `band` block-rows of the diagonal are kept: they are

@@ -35,7 +35,8 @@
  * precision: double, n d 8), the GEMM scratch of the workers (exact
  * precision widens its float32 rows to double a panel at a time: a block
  * of rows plus at most 2 MiB of columns each), and the cache, at most
- * cache_bytes = max(64 MiB, 8 n d bytes) -- O(n d), never O(n^2); blocks
+ * cache_bytes = max(64 MiB, 10 n d bytes; float32: 8 n d, its pump blocks
+ * being threads times larger) -- O(n d), never O(n^2); blocks
  * near the diagonal are kept first (they are let go soonest).  Besides,
  * the rows written pass through the pump's slots (three, or two when a
  * block exceeds 4 MiB) of one row block each: max(4 MiB, 64 n bytes) in
@@ -65,7 +66,7 @@ struct pe_similarity_params {
 	int center;
 	enum pe_sim_precision precision;
 	int threads;		/* the pump's workers (float32: blocks per pump block) */
-	size_t cache_bytes;	/* budget for kept blocks; 0: max(64 MiB, 8 n d) */
+	size_t cache_bytes;	/* budget for kept blocks; 0: the default above */
 };
 
 struct pe_sim_row;
