@@ -465,6 +465,57 @@ static void test_float32(void **state)
 	pe_matrix_free(&m);
 }
 
+/* float32, every metric, a zero row, 600 rows (blocks of 256: a short last
+ * one): the same bits for 1 and 3 threads, S[i][j] == S[j][i] bit for bit
+ * (each value is one element of one BLAS call, read transposed below the
+ * diagonal), and each value within float32 pipeline error of the exact one
+ * (a block written to the wrong place is off by the size of the rows). */
+static void test_float32_metrics(void **state)
+{
+	struct pe_matrix m = random_table(600, 40, -2, 2);
+	size_t n = 600, d = 40, i, j, k;
+	double *nrm = calloc(n, sizeof *nrm), tol;
+	enum pe_metric metric;
+
+	(void)state;
+	assert_non_null(nrm);
+	memset(m.v + 7 * d, 0, d * sizeof *m.v);
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < d; k++)
+			nrm[i] += (double)m.v[i * d + k] * (double)m.v[i * d + k];
+		nrm[i] = sqrt(nrm[i]);
+	}
+	for (metric = PE_METRIC_COSINE; metric <= PE_METRIC_EUCLIDEAN; metric++) {
+		float *ex = similarity(&m, metric, 0, PE_SIM_EXACT, 2, NULL);
+		float *f1 = similarity(&m, metric, 0, PE_SIM_FLOAT32, 1, NULL);
+		float *f3 = similarity(&m, metric, 0, PE_SIM_FLOAT32, 3, NULL);
+
+		assert_memory_equal(f1, f3, n * n * sizeof *f1);
+		for (i = 0; i < n; i++) {
+			for (j = 0; j < n; j++) {
+				float a = f1[i * n + j], b = f1[j * n + i], e = ex[i * n + j];
+
+				assert_memory_equal(&a, &b, sizeof a);
+				if (metric == PE_METRIC_COSINE && (i == 7 || j == 7)) {
+					assert_true(isnan(a));
+					continue;
+				}
+				tol = metric == PE_METRIC_COSINE ? 1e-6
+				    : metric == PE_METRIC_DOT ? 1e-5 * nrm[i] * nrm[j]
+							      : 1e-3 * (nrm[i] + nrm[j]);
+				if (fabs((double)a - (double)e) > tol)
+					fail_msg("metric %d, S[%zu][%zu] = %.9g, exact %.9g", (int)metric, i,
+						 j, (double)a, (double)e);
+			}
+		}
+		free(ex);
+		free(f1);
+		free(f3);
+	}
+	free(nrm);
+	pe_matrix_free(&m);
+}
+
 static void test_refusals(void **state)
 {
 	struct pe_matrix m = random_table(5, 3, 0, 0);
@@ -590,6 +641,7 @@ int main(void)
 		cmocka_unit_test(test_cache_budget),
 		cmocka_unit_test(test_view),
 		cmocka_unit_test(test_float32),
+		cmocka_unit_test(test_float32_metrics),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_cache_let_go),
 		cmocka_unit_test(test_many_rows),
