@@ -606,15 +606,35 @@ static float f32_value(const struct pe_similarity *s, uint64_t i, uint64_t j, fl
 	return sqrtf(fmaxf(0.0f, ((float)ra->n2 + (float)rb->n2) - 2.0f * g));
 }
 
+/* dst[j * ldd + i] = src[i * lds + j] for i < rows, j < cols, in tiles
+ * that stay in the first-level cache. */
+static void transpose(const float *restrict src, size_t rows, size_t cols, size_t lds,
+		      float *restrict dst, size_t ldd)
+{
+	enum { T = 16 };
+	size_t i0, j0, i, j, ie, je;
+
+	for (i0 = 0; i0 < rows; i0 += T) {
+		ie = rows - i0 < T ? rows : i0 + T;
+		for (j0 = 0; j0 < cols; j0 += T) {
+			je = cols - j0 < T ? cols : j0 + T;
+			for (j = j0; j < je; j++)
+				for (i = i0; i < ie; i++)
+					dst[j * ldd + i] = src[i * lds + j];
+		}
+	}
+}
+
 /* Rows [r0, r0+m) in double: the centred rows themselves, or the float32
  * rows widened (exactly) into buf, m d doubles. */
 static const double *rows_d(const struct pe_similarity *s, uint64_t r0, size_t m, double *buf)
 {
-	const float *f = s->xf + (size_t)r0 * (size_t)s->d;
+	const float *f;
 	size_t k, nd = m * (size_t)s->d;
 
 	if (s->x)
 		return s->x + (size_t)r0 * (size_t)s->d;
+	f = s->xf + (size_t)r0 * (size_t)s->d;
 	for (k = 0; k < nd; k++)
 		buf[k] = (double)f[k];
 	return buf;
@@ -801,13 +821,11 @@ static int block_rows(const struct pe_similarity *s, size_t b, uint64_t a, size_
 	if (compute(s, a, m, xa, start, s->n, out + start, n, &nexact, err) != 0)
 		goto out;
 	for (t = 0; storing && t < band && b + 1 + t < c->nb; t++) {
-		uint64_t kc = (uint64_t)(b + 1 + t) * s->block, kr = block_rows_of(s, b + 1 + t), jj;
+		uint64_t kc = (uint64_t)(b + 1 + t) * s->block, kr = block_rows_of(s, b + 1 + t);
 
 		if (!to[t])
 			continue;	/* begun already: let go */
-		for (i = 0; i < m; i++)
-			for (jj = 0; jj < kr; jj++)
-				to[t][jj * bb + (a + i - start)] = out[i * n + kc + jj];
+		transpose(out + kc, m, (size_t)kr, n, to[t] + (a - start), (size_t)bb);
 	}
 	rc = 0;
 out:
@@ -820,25 +838,6 @@ out:
 	free(from);
 	free(to);
 	return rc;
-}
-
-/* dst[j * ldd + i] = src[i * lds + j] for i < rows, j < cols, in tiles
- * that stay in the first-level cache. */
-static void transpose(const float *restrict src, size_t rows, size_t cols, size_t lds,
-		      float *restrict dst, size_t ldd)
-{
-	enum { T = 16 };
-	size_t i0, j0, i, j, ie, je;
-
-	for (i0 = 0; i0 < rows; i0 += T) {
-		ie = rows - i0 < T ? rows : i0 + T;
-		for (j0 = 0; j0 < cols; j0 += T) {
-			je = cols - j0 < T ? cols : j0 + T;
-			for (j = j0; j < je; j++)
-				for (i = i0; i < ie; i++)
-					dst[j * ldd + i] = src[i * lds + j];
-		}
-	}
 }
 
 /* float32: the values of block p's rows x block q's columns into g (row
