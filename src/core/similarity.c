@@ -691,25 +691,27 @@ static int compute(const struct pe_similarity *s, uint64_t a, size_t m, const do
 }
 
 /* Under the lock: make room for block b's upper triangle, once; when the
- * budget does not allow all of it, none (the rows below compute it). */
-static void reserve_column(const struct pe_similarity *s, size_t b)
+ * budget does not allow all of it, none (the rows below compute it).
+ * Returns 1 on that first call, 0 once it has been decided. */
+static int reserve_column(const struct pe_similarity *s, size_t b)
 {
 	struct pe_sim_cache *c = s->cache;
 	size_t k;
 
 	if (c->col[b])
-		return;
+		return 0;
 	c->col[b] = 2;
 	for (k = b + 1; slot(c, k, b); k++) {
 		*slot(c, k, b) = blk_get(c);
 		if (!*slot(c, k, b)) {
 			while (k-- > b + 1)
 				slot_put(c, slot(c, k, b));
-			return;
+			return 1;
 		}
 	}
 	if (b + 1 < c->nb)
 		c->col[b] = 1;
+	return 1;
 }
 
 /* Under the lock: rows [sa, sa+sm) of block b have their upper triangle in
@@ -748,31 +750,33 @@ static void rows_done(const struct pe_similarity *s, size_t b, uint64_t sa, size
 /* Before rows of block b are computed: make room for b's column once, and
  * take (under the lock) the complete blocks rows of b can copy (from[t]:
  * column block b - 1 - t) and the blocks they store into (to[t]: row block
- * b + 1 + t), t < band, leaving out blocks whose rows have been taken on
- * already (by another worker, or by a fill out of order): those would stay
- * incomplete, so they are let go and their rows compute them.  A block's
- * rows are written by one worker, or by slices of one pump block that all
- * capture before any later block begins, so a block let go here has no
- * writer.  Returns whether b's upper triangle is stored at all. */
+ * b + 1 + t, NULL when let go), t < band.  The first rows of b to get here
+ * let go the blocks whose rows have been taken on already (by another
+ * worker, or by a fill out of order): those rows compute them.  Later
+ * slices of b take what is left as it is: with the pump's ring, rows of a
+ * later block may begin between two slices of b, and a block let go then
+ * could still have a writer among b's earlier slices (it is let go in
+ * rows_done() instead, once b's column is stored).  Returns whether b's
+ * upper triangle is stored at all. */
 static int capture(const struct pe_similarity *s, size_t b, const float **from, float **to)
 {
 	struct pe_sim_cache *c = s->cache;
 	size_t k, t;
 	float **p;
-	int storing;
+	int storing, first;
 
 	pthread_mutex_lock(&c->mu);
 	c->begun[b] = 1;
-	reserve_column(s, b);
+	first = reserve_column(s, b);
 	storing = c->col[b] == 1;
 	for (t = 0; t < c->band && t < b; t++)
 		if (c->nstored[b - 1 - t] == block_rows_of(s, b - 1 - t))
 			from[t] = *slot(c, b, b - 1 - t);
 	for (k = b + 1, t = 0; storing && (p = slot(c, k, b)) != NULL; k++, t++) {
-		if (!c->begun[k])
-			to[t] = *p;
-		else
+		if (first && c->begun[k])
 			slot_put(c, p);
+		else
+			to[t] = *p;
 	}
 	pthread_mutex_unlock(&c->mu);
 	return storing;
