@@ -5,6 +5,7 @@
  * read the bias table if given (cli/tablein.h); build the tensor in
  * core/bucket.h; emit.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,56 +19,66 @@
 
 #define DEFAULT_POSITIONS 512
 
-const struct pe_optdef pe_bucket_opts[] = {
-	{ NULL, 0, NULL, "What to write:" },
-	{ "scheme", 0, "S", "t5 (default), deberta or swin" },
-	{ "positions", 'n', "L", "the L x L ids of queries 0..L-1 (rows) and keys\n"
-				 "0..L-1 (columns), default 512 (t5, deberta)" },
-	{ "distances", 0, "A:B", "t5, deberta: rows \"distance,bucket\" for the signed\n"
-				 "distances A..B-1 instead (B excluded)" },
-	{ NULL, 0, NULL, "t5 (relative position = key - query, as T5 and transformers):" },
-	{ "num-buckets", 0, "N", "relative_attention_num_buckets, default 32" },
-	{ "max-distance", 0, "N", "relative_attention_max_distance, default 128" },
-	{ "bidirectional", 0, NULL, "encoder: half the buckets for keys after the query\n"
-				    "(the default)" },
-	{ "causal", 0, NULL, "decoder: keys after the query all get bucket 0" },
-	{ NULL, 0, NULL, "deberta (relative position = query - key, as DeBERTa-v2/v3):" },
-	{ "bucket-size", 0, "N", "position_buckets, default 256" },
-	{ "max-position", 0, "N", "max_relative_positions (else\n"
-				  "max_position_embeddings), default 512" },
-	{ NULL, 0, NULL, "swin (per axis query - key, as Swin and timm):" },
-	{ "window", 0, "HxW", "the attention window, default 7x7; L = H*W tokens,\n"
-			      "row-major" },
-	{ "cls-token", 0, NULL, "a class token first (BEiT, timm): L = H*W + 1" },
-	{ NULL, 0, NULL, "Bias (one row per id, one column per head):" },
-	{ "bias", 0, "FILE", "gather this table by the ids: heads x L x L float32\n"
-			     "(npy, safetensors, csv, or raw with --shape; - is\n"
-			     "stdin)" },
-	{ "tensor", 0, "NAME", "--bias safetensors: the tensor to read (default: the\n"
-			       "only one)" },
-	{ "shape", 0, "RxC", "--bias is raw little-endian float32, R rows of C" },
-	{ "head", 0, "K", "only head K (0-based) of the bias: L x L" },
-	PE_OUTPUT_OPTDEFS,
-	{ NULL, 0, NULL, NULL }
+struct bucket_opts {
+	int scheme, bidirectional, causal, cls_token;
+	uint64_t positions;
+	const char *distances, *window, *bias, *tensor, *shape;
+	int64_t num_buckets, max_distance, bucket_size, max_position, head;
 };
-const size_t pe_bucket_nopts = sizeof pe_bucket_opts / sizeof pe_bucket_opts[0] - 1;
 
-const char pe_bucket_usage[] =
+#define O(f) offsetof(struct bucket_opts, f)
+#define T5 (1u << PE_BUCKET_T5)
+#define DEBERTA (1u << PE_BUCKET_DEBERTA)
+#define SWIN (1u << PE_BUCKET_SWIN)
+
+static const struct pe_optdef rows[] = {
+	{ PE_HEADING("What to write:") },
+	{ PE_CHOICE("scheme", 0, "S", O(scheme), pe_bucket_scheme_names, "t5 (default), deberta or swin") },
+	{ PE_U64("positions", 'n', "L", O(positions), 1, PE_MAX_COLS,
+		 "the L x L ids of queries 0..L-1 (rows) and keys\n"
+		 "0..L-1 (columns), default 512 (t5, deberta)") },
+	{ PE_TEXT("distances", 0, "A:B", O(distances), "t5, deberta: rows \"distance,bucket\" for the signed\n"
+						       "distances A..B-1 instead (B excluded)") },
+	{ PE_HEADING("t5 (relative position = key - query, as T5 and transformers):") },
+	{ PE_I64("num-buckets", 0, "N", O(num_buckets), 1, PE_BUCKET_MAX_BUCKETS,
+		 "relative_attention_num_buckets, default 32"), .applies = T5 },
+	{ PE_I64("max-distance", 0, "N", O(max_distance), 1, PE_BUCKET_MAX_DISTANCE,
+		 "relative_attention_max_distance, default 128"), .applies = T5 },
+	{ PE_FLAG("bidirectional", 0, O(bidirectional), "encoder: half the buckets for keys after the query\n"
+							"(the default)"), .applies = T5 },
+	{ PE_FLAG("causal", 0, O(causal), "decoder: keys after the query all get bucket 0"), .applies = T5 },
+	{ PE_HEADING("deberta (relative position = query - key, as DeBERTa-v2/v3):") },
+	{ PE_I64("bucket-size", 0, "N", O(bucket_size), 1, PE_BUCKET_MAX_BUCKETS,
+		 "position_buckets, default 256"), .applies = DEBERTA },
+	{ PE_I64("max-position", 0, "N", O(max_position), 1, PE_BUCKET_MAX_DISTANCE,
+		 "max_relative_positions (else\n"
+		 "max_position_embeddings), default 512"), .applies = DEBERTA },
+	{ PE_HEADING("swin (per axis query - key, as Swin and timm):") },
+	{ PE_TEXT("window", 0, "HxW", O(window), "the attention window, default 7x7; L = H*W tokens,\n"
+						 "row-major"), .applies = SWIN },
+	{ PE_FLAG("cls-token", 0, O(cls_token), "a class token first (BEiT, timm): L = H*W + 1"),
+	  .applies = SWIN },
+	{ PE_HEADING("Bias (one row per id, one column per head):") },
+	{ PE_FILE("bias", 0, "FILE", O(bias), "gather this table by the ids: heads x L x L float32\n"
+					      "(npy, safetensors, csv, or raw with --shape; - is\n"
+					      "stdin)") },
+	{ PE_TEXT("tensor", 0, "NAME", O(tensor), "--bias safetensors: the tensor to read (default: the\n"
+						  "only one)") },
+	{ PE_TEXT("shape", 0, "RxC", O(shape), "--bias is raw little-endian float32, R rows of C") },
+	{ PE_I64("head", 0, "K", O(head), 0, INT32_MAX, "only head K (0-based) of the bias: L x L") },
+	{ 0 }
+};
+
+static const char usage[] =
 	"Usage: posenc bucket [--scheme t5|deberta] [-n L | --distances A:B] [OPTIONS]\n"
 	"       posenc bucket --scheme swin [--window HxW] [OPTIONS]\n"
 	"The ids a model looks its relative position bias up with, as its reference\n"
 	"code computes them (float32 steps included): an L x L int32 matrix, row =\n"
 	"query, column = key.  With --bias FILE, that bias gathered per head.\n";
 
-/* Each scheme's own options: given with another scheme, an error. */
-static const char *const t5_only[] = { "num-buckets", "max-distance", "bidirectional", "causal",
-				       NULL };
-static const char *const deberta_only[] = { "bucket-size", "max-position", NULL };
-static const char *const swin_only[] = { "window", "cls-token", NULL };
-static const char *const *const scheme_only[] = { t5_only, deberta_only, swin_only };
-
 struct job {
-	const char **values;
+	struct pe_args args;
+	struct bucket_opts o;
 	struct pe_bucket_params p;
 	uint64_t n;
 	int distances;
@@ -77,74 +88,64 @@ struct job {
 	struct pe_outopts out;
 };
 
-static const char *val(const struct job *j, const char *name)
-{
-	return pe_opt_value(pe_bucket_opts, pe_bucket_nopts, j->values, name);
-}
-
-static const char *given(const struct job *j, const char *const *names)
-{
-	return pe_opt_given(pe_bucket_opts, pe_bucket_nopts, j->values, names);
-}
+#define GIVEN(j, f) pe_args_given(&(j)->args, &(j)->o.f)
 
 static int parse_scheme(struct job *j, struct pe_error *err)
 {
-	int scheme = PE_BUCKET_T5, k;
-	const char *w;
+	const struct bucket_opts *o = &j->o;
+	const struct pe_optdef *d;
 	uint64_t h, wd;
+	unsigned k;
 
-	if (pe_opt_choice("scheme", val(j, "scheme"), pe_bucket_scheme_names, &scheme, err) != 0)
-		return -1;
-	pe_bucket_defaults(&j->p, (enum pe_bucket_scheme)scheme);
-	for (k = 0; k < 3; k++)
-		if (k != scheme && (w = given(j, scheme_only[k])))
-			return pe_fail(err, PE_ERR_USAGE, "--%s applies to --scheme %s, not %s", w,
-				       pe_bucket_scheme_names[k], pe_bucket_scheme_names[scheme]);
-	if (val(j, "bidirectional") && val(j, "causal"))
+	pe_bucket_defaults(&j->p, (enum pe_bucket_scheme)o->scheme);
+	if ((d = pe_args_misplaced(&j->args, rows, o, 1u << o->scheme))) {
+		for (k = 0; !(d->applies & (1u << k)); k++)
+			;
+		return pe_fail(err, PE_ERR_USAGE, "--%s applies to --scheme %s, not %s", d->name,
+			       pe_bucket_scheme_names[k], pe_bucket_scheme_names[o->scheme]);
+	}
+	if (o->bidirectional && o->causal)
 		return pe_fail(err, PE_ERR_USAGE, "--bidirectional and --causal contradict each other: give one");
-	j->p.bidirectional = val(j, "causal") == NULL;
-	if (pe_opt_i64("num-buckets", val(j, "num-buckets"), 1, PE_BUCKET_MAX_BUCKETS,
-		       &j->p.num_buckets, err) != 0 ||
-	    pe_opt_i64("max-distance", val(j, "max-distance"), 1, PE_BUCKET_MAX_DISTANCE,
-		       &j->p.max_distance, err) != 0 ||
-	    pe_opt_i64("bucket-size", val(j, "bucket-size"), 1, PE_BUCKET_MAX_BUCKETS,
-		       &j->p.bucket_size, err) != 0 ||
-	    pe_opt_i64("max-position", val(j, "max-position"), 1, PE_BUCKET_MAX_DISTANCE,
-		       &j->p.max_position, err) != 0)
-		return -1;
-	if ((w = val(j, "window"))) {
-		if (pe_parse_dims2(w, PE_BUCKET_MAX_WINDOW, &h, &wd) != 0)
+	j->p.bidirectional = !o->causal;
+	if (GIVEN(j, num_buckets))
+		j->p.num_buckets = o->num_buckets;
+	if (GIVEN(j, max_distance))
+		j->p.max_distance = o->max_distance;
+	if (GIVEN(j, bucket_size))
+		j->p.bucket_size = o->bucket_size;
+	if (GIVEN(j, max_position))
+		j->p.max_position = o->max_position;
+	if (o->window) {
+		if (pe_parse_dims2(o->window, PE_BUCKET_MAX_WINDOW, &h, &wd) != 0)
 			return pe_fail(err, PE_ERR_USAGE, "--window must be HxW with H and W in 1..%d, got '%s'",
-				       PE_BUCKET_MAX_WINDOW, w);
+				       PE_BUCKET_MAX_WINDOW, o->window);
 		j->p.wh = (int64_t)h;
 		j->p.ww = (int64_t)wd;
 	}
-	j->p.cls_token = val(j, "cls-token") != NULL;
+	j->p.cls_token = o->cls_token;
 	return pe_bucket_check(&j->p, err);
 }
 
 static int parse_shape(struct job *j, struct pe_error *err)
 {
-	const char *w;
-	static const char *const bias_only[] = { "tensor", "shape", "head", NULL };
+	const struct bucket_opts *o = &j->o;
 
-	j->n = DEFAULT_POSITIONS;
-	j->distances = val(j, "distances") != NULL;
-	j->head = -1;
-	if (j->p.scheme == PE_BUCKET_SWIN && (w = given(j, (const char *const[]){ "positions", "distances", NULL })))
+	j->n = GIVEN(j, positions) ? o->positions : DEFAULT_POSITIONS;
+	j->distances = o->distances != NULL;
+	j->head = GIVEN(j, head) ? o->head : -1;
+	if (j->p.scheme == PE_BUCKET_SWIN && (GIVEN(j, positions) || j->distances))
 		return pe_fail(err, PE_ERR_USAGE, "--%s does not apply to --scheme swin: its tokens are the --window's",
-			       w);
-	if (j->distances && val(j, "positions"))
+			       GIVEN(j, positions) ? "positions" : "distances");
+	if (j->distances && GIVEN(j, positions))
 		return pe_fail(err, PE_ERR_USAGE, "-n (an L x L grid) and --distances (a list) are two outputs: give one");
-	if (pe_opt_u64("positions", val(j, "positions"), 1, PE_MAX_COLS, &j->n, err) != 0)
-		return -1;
 	if (j->distances &&
-	    pe_parse_irange(val(j, "distances"), -(int64_t)INT32_MAX, INT32_MAX, &j->a, &j->b) != 0)
+	    pe_parse_irange(o->distances, -(int64_t)INT32_MAX, INT32_MAX, &j->a, &j->b) != 0)
 		return pe_fail(err, PE_ERR_USAGE, "--distances must be A:B with A < B, both within +-%d, got '%s'",
-			       INT32_MAX, val(j, "distances"));
-	if (!val(j, "bias") && (w = given(j, bias_only)))
-		return pe_fail(err, PE_ERR_USAGE, "--%s applies to --bias FILE only", w);
-	return pe_opt_i64("head", val(j, "head"), 0, INT32_MAX, &j->head, err);
+			       INT32_MAX, o->distances);
+	if (!o->bias && (o->tensor || o->shape || GIVEN(j, head)))
+		return pe_fail(err, PE_ERR_USAGE, "--%s applies to --bias FILE only",
+			       o->tensor ? "tensor" : o->shape ? "shape" : "head");
+	return 0;
 }
 
 static void record(struct job *j)
@@ -186,7 +187,7 @@ static void record(struct job *j)
 
 static int build(struct job *j, struct pe_bucket *bk, struct pe_tensor *t, struct pe_error *err)
 {
-	struct pe_tablein in = { val(j, "bias"), val(j, "tensor"), val(j, "shape"), "shape" };
+	struct pe_tablein in = { j->o.bias, j->o.tensor, j->o.shape, "shape" };
 
 	if (!in.path)
 		return j->distances ? pe_bucket_distances(bk, &j->p, j->a, j->b, t, err)
@@ -219,35 +220,29 @@ static void labels(const struct job *j, const struct pe_tensor *t, struct pe_emi
 	e->so.xlabel = "key";
 }
 
-int pe_cmd_bucket(int argc, char **argv)
+static int bucket(const struct pe_command *cmd, int argc, char **argv)
 {
-	char **ops = NULL;
-	int nops = 0, rc;
 	struct pe_error err = { PE_OK, "" };
 	struct job j;
 	struct pe_bucket bk;
 	struct pe_tensor t;
 	struct pe_emit e;
+	int rc;
 
 	memset(&j, 0, sizeof j);
 	memset(&bk, 0, sizeof bk);
 	pe_meta_init(&j.meta);
-	j.values = calloc(pe_bucket_nopts, sizeof *j.values);
-	if (!j.values) {
-		pe_fail(&err, PE_ERR_NOMEM, "out of memory");
+	if (pe_command_parse(cmd, &j.args, argc, argv, &err) != 0 ||
+	    pe_args_bind(&j.args, rows, &j.o, &err) != 0 ||
+	    pe_outopts_bind(&j.out, &j.args, &err) != 0)
 		goto fail;
-	}
-	if (pe_opt_parse(argc, argv, pe_bucket_opts, pe_bucket_nopts, j.values, &ops, &nops,
-			 &err) != 0)
-		goto fail;
-	if (nops > 0) {
+	if (j.args.noperands > 0) {
 		pe_fail(&err, PE_ERR_USAGE, "unexpected operand '%s' (the scheme is --scheme NAME)",
-			ops[0]);
+			j.args.operands[0]);
 		goto fail;
 	}
 	if (parse_scheme(&j, &err) != 0 || parse_shape(&j, &err) != 0)
 		goto fail;
-	pe_outopts_get(&j.out, pe_bucket_opts, pe_bucket_nopts, j.values);
 	record(&j);
 	if (build(&j, &bk, &t, &err) != 0)
 		goto fail;
@@ -265,7 +260,11 @@ done:
 	pe_bucket_free(&bk);
 	pe_matrix_free(&j.table);
 	pe_meta_free(&j.meta);
-	free(ops);
-	free(j.values);
+	pe_args_free(&j.args);
 	return rc;
 }
+
+const struct pe_command pe_cmd_bucket = {
+	"bucket", "relative positions as T5, DeBERTa or Swin bucket ids, or their gathered bias",
+	usage, rows, PE_CMD_OUTPUT, bucket
+};

@@ -1,71 +1,79 @@
 /*
- * posenc generate KIND: parse options, build the kind's tensors (cli/gen.c
- * refuses options of other kinds rather than ignoring them), emit.
+ * posenc generate KIND: parse, bind the kind's options (options of other
+ * kinds are refused, not ignored), build its tensors, emit.
  */
+#include <stddef.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "cli/commands.h"
 #include "cli/emit.h"
-#include "cli/generate.h"
+#include "cli/gen.h"
 #include "cli/msg.h"
 
-const struct pe_optdef pe_generate_opts[] = {
-	{ NULL, 0, NULL, "Common:" },
-	{ "preset", 0, "NAME", PE_GEN_PRESET_HELP },
-	{ "precision", 0, "P", "exact (default): computed in double, rounded once; float32:\n"
-			       "rope: transformers' float32 pipeline; sinusoidal (vaswani):\n"
-			       "the PyTorch tutorial's float32 recipe" },
-	PE_GEN_KIND_OPTDEFS,
-	PE_OUTPUT_OPTDEFS,
-	{ NULL, 0, NULL, NULL }
+struct generate_opts {
+	const char *preset;
+	int precision;
 };
-const size_t pe_generate_nopts = sizeof pe_generate_opts / sizeof pe_generate_opts[0] - 1;
 
-const char pe_generate_usage[] =
+static const struct pe_optdef rows[] = {
+	{ PE_HEADING("Common:") },
+	{ PE_TEXT("preset", 0, "NAME", offsetof(struct generate_opts, preset),
+		  "the kind's preset: its section below lists them") },
+	{ PE_CHOICE("precision", 0, "P", offsetof(struct generate_opts, precision),
+		    pe_gen_precisions,
+		    "exact (default): computed in double, rounded once; float32:\n"
+		    "rope: transformers' float32 pipeline; sinusoidal (vaswani):\n"
+		    "the PyTorch tutorial's float32 recipe") },
+	{ 0 }
+};
+
+static const char usage[] =
 	"Usage: posenc generate KIND [OPTIONS]\n"
 	"Write a position-encoding table: one row per position, one column per\n"
 	"dimension, float32, computed in double and rounded once.\n";
 
-int pe_cmd_generate(int argc, char **argv)
+static int choose_kind(const struct pe_args *a, const struct pe_gen_kind **kind,
+		       struct pe_error *err)
 {
-	const char **values = NULL;
-	char **ops = NULL;
-	int nops = 0, rc;
+	if (a->noperands == 0)
+		return pe_fail(err, PE_ERR_USAGE, "missing KIND (one of: %s)", pe_gen_kind_list());
+	if (a->noperands > 1)
+		return pe_fail(err, PE_ERR_USAGE, "expected one KIND, got %d operands", a->noperands);
+	*kind = pe_gen_kind_by_name(a->operands[0]);
+	if (!*kind)
+		return pe_fail(err, PE_ERR_USAGE, "unknown kind '%s' (one of: %s)", a->operands[0],
+			       pe_gen_kind_list());
+	return 0;
+}
+
+static int generate(const struct pe_command *cmd, int argc, char **argv)
+{
 	struct pe_error err = { PE_OK, "" };
+	struct pe_args a;
+	struct generate_opts o = { 0 };
 	struct pe_gen g;
 	struct pe_outopts out;
 	struct pe_emit e;
 	const struct pe_gen_kind *kind;
+	const char *w;
+	int rc;
 
 	memset(&g, 0, sizeof g);
 	pe_meta_init(&g.meta);
-	values = calloc(pe_generate_nopts, sizeof *values);
-	if (!values) {
-		pe_fail(&err, PE_ERR_NOMEM, "out of memory");
+	if (pe_command_parse(cmd, &a, argc, argv, &err) != 0 ||
+	    choose_kind(&a, &kind, &err) != 0 || pe_args_bind(&a, rows, &o, &err) != 0 ||
+	    pe_outopts_bind(&out, &a, &err) != 0 || pe_gen_bind(&g, kind, &a, &err) != 0)
+		goto fail;
+	/* --preset is the kind's (generate's own row only names it first) */
+	if ((w = pe_args_unbound(&a)) || (o.preset && pe_args_binds(&a, &o.preset) < 2 && (w = "preset")) ||
+	    (pe_args_given(&a, &o.precision) && !kind->float32 && (w = "precision"))) {
+		pe_fail(&err, PE_ERR_USAGE, "--%s does not apply to %s", w, kind->name);
 		goto fail;
 	}
-	if (pe_opt_parse(argc, argv, pe_generate_opts, pe_generate_nopts, values, &ops, &nops,
-			 &err) != 0)
+	g.float32 = o.precision == 1;
+	if (pe_gen_build(&g, &err) != 0)
 		goto fail;
-	if (nops == 0) {
-		pe_fail(&err, PE_ERR_USAGE, "missing KIND (one of: %s)", pe_gen_kind_list());
-		goto fail;
-	}
-	if (nops > 1) {
-		pe_fail(&err, PE_ERR_USAGE, "expected one KIND, got %d operands", nops);
-		goto fail;
-	}
-	kind = pe_gen_kind_by_name(ops[0]);
-	if (!kind) {
-		pe_fail(&err, PE_ERR_USAGE, "unknown kind '%s' (one of: %s)", ops[0], pe_gen_kind_list());
-		goto fail;
-	}
-	pe_meta_free(&g.meta);
-	if (pe_gen_build(&g, kind, pe_generate_opts, pe_generate_nopts, values, NULL, &err) != 0)
-		goto fail;
-	pe_outopts_get(&out, pe_generate_opts, pe_generate_nopts, values);
 	out.col_prefix = g.col_prefix;
 	memset(&e, 0, sizeof e);
 	e.so.row_origin = g.row_origin;
@@ -80,7 +88,11 @@ fail:
 	rc = pe_msg_report("generate", &err);
 done:
 	pe_gen_free(&g);
-	free(ops);
-	free(values);
+	pe_args_free(&a);
 	return rc;
 }
+
+const struct pe_command pe_cmd_generate = {
+	"generate", "write a position-encoding table", usage, rows,
+	PE_CMD_KINDS | PE_CMD_OUTPUT | PE_CMD_SUMMARY_KINDS, generate
+};

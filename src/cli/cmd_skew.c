@@ -6,6 +6,7 @@
  * parameters; stream the result to the output.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,42 +20,54 @@
 #include "io/fmt.h"
 #include "io/sink.h"
 
-const struct pe_optdef pe_skew_opts[] = {
-	{ NULL, 0, NULL, "Input (one of three forms):" },
-	{ "input", 'i', "FILE", "1-D: the relative logits (with --inverse the L x L\n"
-				"matrix): npy, safetensors, csv, or raw float32\n"
-				"with --shape; - reads stdin" },
-	{ "tensor", 0, "NAME", "-i: the safetensors tensor to read (default: the\n"
-			       "only one)" },
-	{ "shape", 0, "RxC", "-i: the input is raw little-endian float32, R rows\n"
-			     "of C" },
-	{ "grid", 0, "HxW", "2-D: an H x W grid of tokens, row-major\n"
-			    "(token n = x W + y)" },
-	{ "rel-h", 0, "FILE", "--grid: R_h, HW x (2H-1), a column per row\n"
-			      "distance (*.f32, *.raw, *.bin: raw float32)" },
-	{ "rel-w", 0, "FILE", "--grid: R_w, HW x (2W-1), a column per column\n"
-			      "distance" },
-	{ "index-map", 0, NULL, "write the int32 map of the input column each\n"
-				"cell reads, for -n L (no input)" },
-	{ "positions", 'n', "L", "--index-map: queries (and keys), 1..8388608" },
-	{ NULL, 0, NULL, "Skew (column c of a relative table is distance c - (L-1) = key - query):" },
-	{ "mode", 0, "M", "bidir (default): L x (2L-1) -> L x L,\n"
-			  "A[i][j] = R[i][j-i+L-1]; causal: L x L -> L x L,\n"
-			  "the keys j <= i" },
-	{ "inverse", 0, NULL, "absolute -> relative: R[i][c] = A[i][c+i-L+1]" },
-	{ "fill", 0, "V", "the cells no input reaches (causal, --inverse):\n"
-			  "a number, nan, inf or -inf (default 0);\n"
-			  "--index-map: an integer (default -1)" },
-	{ "raw", 0, NULL, "instead of --fill, what the pad/reshape/slice trick\n"
-			  "leaves there (the same as the formula for bidir)" },
-	{ "broadcast", 0, NULL, "the input (or each of --rel-h, --rel-w) is one row,\n"
-				"used for every query: a Toeplitz matrix" },
-	PE_OUTPUT_OPTDEFS,
-	{ NULL, 0, NULL, NULL }
-};
-const size_t pe_skew_nopts = sizeof pe_skew_opts / sizeof pe_skew_opts[0] - 1;
+enum form { FORM_1D, FORM_2D, FORM_INDEX };
 
-const char pe_skew_usage[] =
+struct skew_opts {
+	const char *input, *tensor, *shape, *grid, *rel_h, *rel_w, *fill;
+	int index_map, mode, inverse, raw, broadcast;
+	uint64_t positions;
+};
+
+#define O(f) offsetof(struct skew_opts, f)
+#define F(x) (1u << (x))
+
+static const struct pe_optdef rows[] = {
+	{ PE_HEADING("Input (one of three forms):") },
+	{ PE_FILE("input", 'i', "FILE", O(input), "1-D: the relative logits (with --inverse the L x L\n"
+						 "matrix): npy, safetensors, csv, or raw float32\n"
+						 "with --shape; - reads stdin") },
+	{ PE_TEXT("tensor", 0, "NAME", O(tensor), "-i: the safetensors tensor to read (default: the\n"
+						  "only one)"), .applies = F(FORM_1D) },
+	{ PE_TEXT("shape", 0, "RxC", O(shape), "-i: the input is raw little-endian float32, R rows\n"
+					       "of C"), .applies = F(FORM_1D) },
+	{ PE_TEXT("grid", 0, "HxW", O(grid), "2-D: an H x W grid of tokens, row-major\n"
+					     "(token n = x W + y)") },
+	{ PE_FILE("rel-h", 0, "FILE", O(rel_h), "--grid: R_h, HW x (2H-1), a column per row\n"
+						"distance (*.f32, *.raw, *.bin: raw float32)"),
+	  .applies = F(FORM_2D) },
+	{ PE_FILE("rel-w", 0, "FILE", O(rel_w), "--grid: R_w, HW x (2W-1), a column per column\n"
+						"distance"), .applies = F(FORM_2D) },
+	{ PE_FLAG("index-map", 0, O(index_map), "write the int32 map of the input column each\n"
+						"cell reads, for -n L (no input)") },
+	{ PE_U64("positions", 'n', "L", O(positions), 1, PE_MAX_COLS / 2,
+		 "--index-map: queries (and keys), 1..8388608"), .applies = F(FORM_INDEX) },
+	{ PE_HEADING("Skew (column c of a relative table is distance c - (L-1) = key - query):") },
+	{ PE_CHOICE("mode", 0, "M", O(mode), pe_skew_mode_names,
+		    "bidir (default): L x (2L-1) -> L x L,\n"
+		    "A[i][j] = R[i][j-i+L-1]; causal: L x L -> L x L,\n"
+		    "the keys j <= i") },
+	{ PE_FLAG("inverse", 0, O(inverse), "absolute -> relative: R[i][c] = A[i][c+i-L+1]") },
+	{ PE_TEXT("fill", 0, "V", O(fill), "the cells no input reaches (causal, --inverse):\n"
+					   "a number, nan, inf or -inf (default 0);\n"
+					   "--index-map: an integer (default -1)") },
+	{ PE_FLAG("raw", 0, O(raw), "instead of --fill, what the pad/reshape/slice trick\n"
+				    "leaves there (the same as the formula for bidir)") },
+	{ PE_FLAG("broadcast", 0, O(broadcast), "the input (or each of --rel-h, --rel-w) is one row,\n"
+						"used for every query: a Toeplitz matrix") },
+	{ 0 }
+};
+
+static const char usage[] =
 	"Usage: posenc skew -i FILE|- [--mode bidir|causal] [--inverse] [--fill V] [--raw]\n"
 	"                   [--broadcast] [--tensor NAME] [--shape RxC] [OPTIONS]\n"
 	"       posenc skew --grid HxW --rel-h FILE --rel-w FILE [--broadcast] [OPTIONS]\n"
@@ -63,89 +76,67 @@ const char pe_skew_usage[] =
 	"matrix A (query i, key j), as Music Transformer's pad/reshape/slice trick\n"
 	"does, computed by its index formula; --inverse maps back.\n";
 
-enum form { FORM_1D, FORM_2D, FORM_INDEX };
+/* How the messages name the forms, in enum order. */
+static const char *const form_names[] = { "-i FILE", "--grid", "--index-map", NULL };
 
 struct job {
-	const char **values;
+	struct pe_args args;
+	struct skew_opts o;
 	enum form form;
 	struct pe_outopts out;
 	struct pe_skew_params p;
 	uint64_t h, w, L;
-	const char *fill_text;
 	struct pe_matrix in, rh, rw;
 	struct pe_meta meta;
 };
 
-static const char *val(const struct job *j, const char *name)
-{
-	return pe_opt_value(pe_skew_opts, pe_skew_nopts, j->values, name);
-}
+#define GIVEN(j, f) pe_args_given(&(j)->args, &(j)->o.f)
 
-static const char *given(const struct job *j, const char *const *names)
+static int choose_form(struct job *j, struct pe_error *err)
 {
-	return pe_opt_given(pe_skew_opts, pe_skew_nopts, j->values, names);
-}
+	const struct skew_opts *o = &j->o;
+	int given[3] = { o->input != NULL, o->grid != NULL, o->index_map };
+	const struct pe_optdef *d;
+	char where[64];
+	int k, a = -1, b = -1;
 
-/* How the messages name a form's option. */
-static const char *shown(const char *name)
-{
-	return strcmp(name, "input") == 0 ? "-i FILE" : strcmp(name, "grid") == 0 ? "--grid" : "--index-map";
-}
-
-static int choose_form(struct job *j, int nops, char **ops, struct pe_error *err)
-{
-	static const char *const forms[] = { "input", "grid", "index-map", NULL };
-	static const char *const not_2d[] = { "inverse", "raw", "fill", "mode", NULL };
-	static const struct {
-		const char *opt, *needs;
-		enum form form;
-	} only[] = {
-		{ "tensor", "input", FORM_1D }, { "shape", "input", FORM_1D },
-		{ "rel-h", "grid", FORM_2D }, { "rel-w", "grid", FORM_2D },
-		{ "positions", "index-map", FORM_INDEX },
-	};
-	const char *a = NULL, *b = NULL, *w;
-	size_t i;
-
-	if (nops > 0)
-		return pe_fail(err, PE_ERR_USAGE, "unexpected operand '%s' (the input is -i FILE)", ops[0]);
-	for (i = 0; forms[i]; i++) {
-		if (!val(j, forms[i]))
+	if (j->args.noperands > 0)
+		return pe_fail(err, PE_ERR_USAGE, "unexpected operand '%s' (the input is -i FILE)",
+			       j->args.operands[0]);
+	for (k = 0; k < 3; k++) {
+		if (!given[k])
 			continue;
-		if (a)
-			b = forms[i];
+		if (a >= 0)
+			b = k;
 		else
-			a = forms[i];
+			a = k;
 	}
-	if (!a)
+	if (a < 0)
 		return pe_fail(err, PE_ERR_USAGE, "give -i FILE, --grid HxW with --rel-h and --rel-w, or --index-map -n L");
-	if (b)
-		return pe_fail(err, PE_ERR_USAGE, "%s and %s are two forms of skew: give one", shown(a),
-			       shown(b));
-	j->form = strcmp(a, "input") == 0 ? FORM_1D : strcmp(a, "grid") == 0 ? FORM_2D : FORM_INDEX;
-	for (i = 0; i < sizeof only / sizeof only[0]; i++)
-		if (val(j, only[i].opt) && j->form != only[i].form)
-			return pe_fail(err, PE_ERR_USAGE, "--%s applies to %s only", only[i].opt,
-				       shown(only[i].needs));
+	if (b >= 0)
+		return pe_fail(err, PE_ERR_USAGE, "%s and %s are two forms of skew: give one",
+			       form_names[a], form_names[b]);
+	j->form = (enum form)a;
+	if ((d = pe_args_misplaced(&j->args, rows, o, F(j->form))))
+		return pe_fail(err, PE_ERR_USAGE, "--%s applies to %s only", d->name,
+			       pe_opt_mask_names(d->applies, form_names, where, sizeof where));
 	if (j->form == FORM_2D) {
-		if ((w = given(j, not_2d))) {
-			if (strcmp(w, "inverse") == 0)
-				return pe_fail(err, PE_ERR_USAGE, "--inverse is not defined for --grid: R_w and R_h cannot be told apart in their sum");
-			if (strcmp(w, "mode") == 0 && strcmp(val(j, "mode"), "bidir") == 0)
-				;	/* the default, said aloud */
-			else
-				return pe_fail(err, PE_ERR_USAGE, "--%s%s%s does not apply to --grid: the 2-D skew is bidirectional and fills every cell",
-					       w, strcmp(w, "mode") == 0 ? " " : "",
-					       strcmp(w, "mode") == 0 ? val(j, "mode") : "");
-		}
-		if (!val(j, "rel-h") || !val(j, "rel-w"))
+		if (o->inverse)
+			return pe_fail(err, PE_ERR_USAGE, "--inverse is not defined for --grid: R_w and R_h cannot be told apart in their sum");
+		if (o->raw || o->fill)
+			return pe_fail(err, PE_ERR_USAGE, "--%s does not apply to --grid: the 2-D skew is bidirectional and fills every cell",
+				       o->raw ? "raw" : "fill");
+		if (GIVEN(j, mode) && o->mode != PE_SKEW_BIDIR)	/* bidir: the default, said aloud */
+			return pe_fail(err, PE_ERR_USAGE, "--mode %s does not apply to --grid: the 2-D skew is bidirectional and fills every cell",
+				       pe_skew_mode_names[o->mode]);
+		if (!o->rel_h || !o->rel_w)
 			return pe_fail(err, PE_ERR_USAGE, "--grid needs --rel-h FILE and --rel-w FILE");
 	}
 	if (j->form == FORM_INDEX) {
-		if ((w = val(j, "raw") ? "raw" : val(j, "broadcast") ? "broadcast" : NULL))
+		if (o->raw || o->broadcast)
 			return pe_fail(err, PE_ERR_USAGE, "--%s does not apply to --index-map: it maps the index formula, with no input",
-				       w);
-		if (!val(j, "positions"))
+				       o->raw ? "raw" : "broadcast");
+		if (!GIVEN(j, positions))
 			return pe_fail(err, PE_ERR_USAGE, "--index-map needs -n L (the number of queries)");
 	}
 	return 0;
@@ -155,18 +146,18 @@ static int choose_form(struct job *j, int nops, char **ops, struct pe_error *err
  * inf, -inf) or, for an index map, an int32. */
 static int parse_fill(struct job *j, struct pe_error *err)
 {
-	const char *s = val(j, "fill");
+	const char *s = j->o.fill;
 	double v;
 	int64_t k;
 
-	j->fill_text = s;
 	j->p.fill = 0.0f;
 	j->p.index_fill = -1;
 	if (!s)
 		return 0;
 	if (j->form == FORM_INDEX) {
-		if (pe_opt_i64("fill", s, INT32_MIN, INT32_MAX, &k, err) != 0)
-			return -1;
+		if (pe_parse_i64(s, INT32_MIN, INT32_MAX, &k) != 0)
+			return pe_fail(err, PE_ERR_USAGE, "--fill must be an integer from %d to %d, got '%s'",
+				       INT32_MIN, INT32_MAX, s);
 		j->p.index_fill = (int32_t)k;
 		return 0;
 	}
@@ -189,32 +180,25 @@ static int parse_fill(struct job *j, struct pe_error *err)
 
 static int parse_skew(struct job *j, struct pe_error *err)
 {
-	int mode = PE_SKEW_BIDIR;
-	const char *d;
+	const struct skew_opts *o = &j->o;
 
-	if (pe_opt_choice("mode", val(j, "mode"), pe_skew_mode_names, &mode, err) != 0)
-		return -1;
-	j->p.mode = (enum pe_skew_mode)mode;
-	j->p.inverse = val(j, "inverse") != NULL;
-	j->p.raw = val(j, "raw") != NULL;
-	j->p.broadcast = val(j, "broadcast") != NULL;
-	if (j->p.raw && val(j, "fill"))
+	j->p.mode = (enum pe_skew_mode)o->mode;
+	j->p.inverse = o->inverse;
+	j->p.raw = o->raw;
+	j->p.broadcast = o->broadcast;
+	if (o->raw && o->fill)
 		return pe_fail(err, PE_ERR_USAGE, "--raw and --fill contradict each other: --raw keeps what the trick leaves, --fill replaces it");
-	if (j->p.broadcast && j->p.inverse)
+	if (o->broadcast && o->inverse)
 		return pe_fail(err, PE_ERR_USAGE, "--broadcast does not apply to --inverse: the inverse of a Toeplitz matrix's rows differ");
-	if (val(j, "fill") && j->form != FORM_2D && j->p.mode == PE_SKEW_BIDIR && !j->p.inverse)
+	if (o->fill && j->form != FORM_2D && j->p.mode == PE_SKEW_BIDIR && !j->p.inverse)
 		return pe_fail(err, PE_ERR_USAGE, "--fill applies to --mode causal and to --inverse: a bidir skew reaches every cell");
 	if (parse_fill(j, err) != 0)
 		return -1;
-	if (j->form == FORM_INDEX &&
-	    pe_opt_u64("positions", val(j, "positions"), 1, PE_MAX_COLS / 2, &j->L, err) != 0)
-		return -1;
-	if (j->form == FORM_2D) {
-		d = val(j, "grid");
-		if (pe_parse_dims2(d, PE_MAX_COLS, &j->h, &j->w) != 0 || j->h > PE_MAX_COLS / j->w)
-			return pe_fail(err, PE_ERR_USAGE, "--grid must be HxW with positive H and W and H * W at most %llu, got '%s'",
-				       (unsigned long long)PE_MAX_COLS, d);
-	}
+	j->L = o->positions;
+	if (j->form == FORM_2D &&
+	    (pe_parse_dims2(o->grid, PE_MAX_COLS, &j->h, &j->w) != 0 || j->h > PE_MAX_COLS / j->w))
+		return pe_fail(err, PE_ERR_USAGE, "--grid must be HxW with positive H and W and H * W at most %llu, got '%s'",
+			       (unsigned long long)PE_MAX_COLS, o->grid);
 	return 0;
 }
 
@@ -226,7 +210,7 @@ static int read_rel(struct job *j, enum pe_skew_axis axis, struct pe_matrix *m,
 	const char *opt = axis == PE_SKEW_ROWS ? "rel-h" : "rel-w";
 	uint64_t side = axis == PE_SKEW_ROWS ? j->h : j->w;
 	char shape[64];
-	struct pe_tablein t = { val(j, opt), NULL, NULL, opt };
+	struct pe_tablein t = { axis == PE_SKEW_ROWS ? j->o.rel_h : j->o.rel_w, NULL, NULL, opt };
 
 	/* a raw file (named as -o would name one) has the shape the grid implies */
 	if (pe_format_by_path(t.path) == PE_FMT_RAW) {
@@ -247,13 +231,13 @@ static int read_rel(struct job *j, enum pe_skew_axis axis, struct pe_matrix *m,
 
 static int prepare(struct job *j, struct pe_skew *s, struct pe_error *err)
 {
-	struct pe_tablein t = { val(j, "input"), val(j, "tensor"), val(j, "shape"), "shape" };
+	struct pe_tablein t = { j->o.input, j->o.tensor, j->o.shape, "shape" };
 
 	switch (j->form) {
 	case FORM_INDEX:
 		return pe_skew_init_index(s, &j->p, j->L, err);
 	case FORM_2D:
-		if (strcmp(val(j, "rel-h"), "-") == 0 && strcmp(val(j, "rel-w"), "-") == 0)
+		if (strcmp(j->o.rel_h, "-") == 0 && strcmp(j->o.rel_w, "-") == 0)
 			return pe_fail(err, PE_ERR_USAGE, "--rel-h and --rel-w cannot both read stdin");
 		if (read_rel(j, PE_SKEW_ROWS, &j->rh, err) != 0 ||
 		    read_rel(j, PE_SKEW_COLS, &j->rw, err) != 0)
@@ -329,27 +313,22 @@ static int write_result(struct job *j, const struct pe_skew *s, struct pe_error 
 	return pe_emit_run(&e, &j->out, &t, 1, &j->meta, err);
 }
 
-int pe_cmd_skew(int argc, char **argv)
+static int skew(const struct pe_command *cmd, int argc, char **argv)
 {
-	char **ops = NULL;
-	int nops = 0, rc;
 	struct pe_error err = { PE_OK, "" };
 	struct job j;
 	struct pe_skew s;
+	int rc;
 
 	memset(&j, 0, sizeof j);
 	memset(&s, 0, sizeof s);
 	pe_meta_init(&j.meta);
-	j.values = calloc(pe_skew_nopts, sizeof *j.values);
-	if (!j.values) {
-		pe_fail(&err, PE_ERR_NOMEM, "out of memory");
+	if (pe_command_parse(cmd, &j.args, argc, argv, &err) != 0 ||
+	    pe_args_bind(&j.args, rows, &j.o, &err) != 0 ||
+	    pe_outopts_bind(&j.out, &j.args, &err) != 0)
 		goto fail;
-	}
-	if (pe_opt_parse(argc, argv, pe_skew_opts, pe_skew_nopts, j.values, &ops, &nops, &err) != 0 ||
-	    choose_form(&j, nops, ops, &err) != 0 || parse_skew(&j, &err) != 0)
-		goto fail;
-	pe_outopts_get(&j.out, pe_skew_opts, pe_skew_nopts, j.values);
-	if (prepare(&j, &s, &err) != 0 || write_result(&j, &s, &err) != 0)
+	if (choose_form(&j, &err) != 0 || parse_skew(&j, &err) != 0 || prepare(&j, &s, &err) != 0 ||
+	    write_result(&j, &s, &err) != 0)
 		goto fail;
 	rc = PE_EXIT_OK;
 	goto done;
@@ -360,7 +339,11 @@ done:
 	pe_matrix_free(&j.rh);
 	pe_matrix_free(&j.rw);
 	pe_meta_free(&j.meta);
-	free(ops);
-	free(j.values);
+	pe_args_free(&j.args);
 	return rc;
 }
+
+const struct pe_command pe_cmd_skew = {
+	"skew", "relative logits to absolute positions and back (Music Transformer's skew)",
+	usage, rows, PE_CMD_OUTPUT, skew
+};

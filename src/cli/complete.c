@@ -10,40 +10,11 @@
 
 #include "cli/commands.h"
 #include "cli/complete.h"
-#include "cli/emit.h"
-#include "cli/generate.h"
-#include "core/bucket.h"
-#include "core/learned.h"
-#include "core/rope.h"
-#include "core/similarity.h"
-#include "core/skew.h"
-#include "core/sinusoidal.h"
+#include "cli/gen.h"
 #include "io/colormap.h"
 #include "io/sink.h"
 
-#define MAX_LISTS 4
-#define WORDS_MAX 2048
-
-/* The names an option takes, as lists (several kinds share an option). */
-static const struct {
-	const char *option;
-	const char *const *lists[MAX_LISTS];
-} fixed[] = {
-	{ "preset", { pe_sin_preset_names, pe_learned_preset_names, pe_gen_sincos2d_presets } },
-	{ "layout", { pe_gen_sinusoidal_layouts, pe_gen_rope_layouts } },
-	{ "precision", { pe_gen_precisions } },
-	{ "init", { pe_learned_init_names } },
-	{ "table", { pe_gen_rope_tables, pe_gen_alibi_tables } },
-	{ "scaling", { pe_rope_scaling_names } },
-	{ "form", { pe_gen_alibi_forms } },
-	{ "metric", { pe_metric_names } },
-	{ "aspect", { pe_emit_aspects } },
-	{ "mode", { pe_skew_mode_names } },
-	{ "scheme", { pe_bucket_scheme_names } },
-};
-
-/* Options whose value is a file name. */
-static const char *const file_options[] = { "output", "input", "from-config", "rel-h", "rel-w", "bias", NULL };
+#define WORDS_MAX 4096
 
 /* A space-separated list of distinct words. */
 struct words {
@@ -75,10 +46,13 @@ static void add_list(struct words *w, const char *const *list)
 		add_word(w, *list);
 }
 
-/* The names option takes with command cmd; 0 when it takes no fixed ones. */
+/* The names an option takes with command cmd (every row of that name:
+ * the kinds share --preset, --layout, --table); 0 when it takes no fixed
+ * ones.  Formats and colour maps come from their own tables. */
 static int names_of(const struct pe_command *cmd, const char *option, struct words *w)
 {
-	size_t i, k;
+	const struct pe_optdef *tabs[PE_MAX_TABLES];
+	size_t nt = pe_command_tables(cmd, tabs), t, i;
 	int j, found = 0;
 
 	memset(w, 0, sizeof *w);
@@ -92,89 +66,109 @@ static int names_of(const struct pe_command *cmd, const char *option, struct wor
 			add_word(w, pe_colormap_name(j));
 		return 1;
 	}
-	if (strcmp(option, "preset") == 0 && cmd->run == pe_cmd_similarity) {
-		add_list(w, pe_similarity_presets);
-		found = 1;
-	}
-	for (i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
-		if (strcmp(fixed[i].option, option) != 0)
-			continue;
-		for (k = 0; k < MAX_LISTS && fixed[i].lists[k]; k++)
-			add_list(w, fixed[i].lists[k]);
-		found = 1;
-	}
+	for (t = 0; t < nt; t++)
+		for (i = 0; tabs[t][i].name || tabs[t][i].help; i++)
+			if (tabs[t][i].name && tabs[t][i].choices &&
+			    strcmp(tabs[t][i].name, option) == 0) {
+				add_list(w, tabs[t][i].choices);
+				found = 1;
+			}
 	return found;
-}
-
-static int is_file_option(const char *name)
-{
-	size_t i;
-
-	for (i = 0; file_options[i]; i++)
-		if (strcmp(file_options[i], name) == 0)
-			return 1;
-	return 0;
 }
 
 static void kind_words(struct words *w)
 {
+	const struct pe_gen_kind *k;
 	size_t i;
 
 	memset(w, 0, sizeof *w);
-	for (i = 0; pe_gen_kind_name(i); i++)
-		add_word(w, pe_gen_kind_name(i));
+	for (i = 0; (k = pe_gen_kind_at(i)); i++)
+		add_word(w, k->name);
+}
+
+/* What each_option's callbacks write to: a script, or a word list. */
+struct out {
+	FILE *fp;
+	const struct pe_command *cmd;
+	struct words words;
+};
+
+/* Each distinct option of the command once (the first row of its name),
+ * in table order: fn(o, row). */
+static void each_option(struct out *o, void (*fn)(struct out *o, const struct pe_optdef *d))
+{
+	const struct pe_command *cmd = o->cmd;
+	const struct pe_optdef *tabs[PE_MAX_TABLES];
+	struct words seen;
+	size_t nt = pe_command_tables(cmd, tabs), t, i;
+
+	memset(&seen, 0, sizeof seen);
+	for (t = 0; t < nt; t++)
+		for (i = 0; tabs[t][i].name || tabs[t][i].help; i++) {
+			const struct pe_optdef *d = &tabs[t][i];
+
+			if (!d->name || has_word(&seen, d->name))
+				continue;
+			add_word(&seen, d->name);
+			fn(o, d);
+		}
 }
 
 /* ---- bash ---- */
 
-static void bash_command(FILE *fp, const struct pe_command *cmd)
+static void bash_word(struct out *o, const struct pe_optdef *d)
 {
-	const struct pe_optdef *d;
-	struct words opts, names;
-	size_t i, n = pe_opt_count(cmd->opts);
-
 	char word[80];
 
-	memset(&opts, 0, sizeof opts);
-	for (i = 0; i < n; i++) {
-		d = &cmd->opts[i];
-		if (!d->name)
-			continue;
-		if (d->shortopt) {
-			snprintf(word, sizeof word, "-%c", d->shortopt);
-			add_word(&opts, word);
-		}
-		snprintf(word, sizeof word, "--%s", d->name);
-		add_word(&opts, word);
+	if (d->shortopt) {
+		snprintf(word, sizeof word, "-%c", d->shortopt);
+		add_word(&o->words, word);
 	}
-	fprintf(fp, "\t%s)\n\t\topts='%s'\n", cmd->name, opts.s);
+	snprintf(word, sizeof word, "--%s", d->name);
+	add_word(&o->words, word);
+}
+
+static void bash_value(struct out *o, const struct pe_optdef *d)
+{
+	struct words names;
+
+	if (!d->arg)
+		return;
+	fprintf(o->fp, "\t\t");
+	if (d->shortopt)
+		fprintf(o->fp, "-%c|", d->shortopt);
+	fprintf(o->fp, "--%s) ", d->name);
+	if (d->type == PE_OPT_FILE)
+		fprintf(o->fp, "COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n");
+	else if (names_of(o->cmd, d->name, &names))
+		fprintf(o->fp, "COMPREPLY=($(compgen -W '%s' -- \"$cur\")); return ;;\n", names.s);
+	else
+		fprintf(o->fp, "return ;;\n");	/* a value nobody can guess */
+}
+
+static void bash_command(FILE *fp, const struct pe_command *cmd)
+{
+	struct out o;
+
+	memset(&o, 0, sizeof o);
+	o.fp = fp;
+	o.cmd = cmd;
+	each_option(&o, bash_word);
+	fprintf(fp, "\t%s)\n\t\topts='%s'\n", cmd->name, o.words.s);
 	fprintf(fp, "\t\tcase $prev in\n");
-	for (i = 0; i < n; i++) {
-		d = &cmd->opts[i];
-		if (!d->name || !d->arg)
-			continue;
-		fprintf(fp, "\t\t");
-		if (d->shortopt)
-			fprintf(fp, "-%c|", d->shortopt);
-		fprintf(fp, "--%s) ", d->name);
-		if (is_file_option(d->name))
-			fprintf(fp, "COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n");
-		else if (names_of(cmd, d->name, &names))
-			fprintf(fp, "COMPREPLY=($(compgen -W '%s' -- \"$cur\")); return ;;\n", names.s);
-		else
-			fprintf(fp, "return ;;\n");	/* a value nobody can guess */
-	}
+	each_option(&o, bash_value);
 	fprintf(fp, "\t\tesac ;;\n");
 }
 
 static void bash_script(FILE *fp)
 {
+	const struct pe_command *cmd;
 	struct words cmds, kinds;
 	size_t i;
 
 	memset(&cmds, 0, sizeof cmds);
-	for (i = 0; i < pe_ncommands; i++)
-		add_word(&cmds, pe_commands[i].name);
+	for (i = 0; (cmd = pe_command_at(i)); i++)
+		add_word(&cmds, cmd->name);
 	kind_words(&kinds);
 	fprintf(fp,
 		"# bash completion for posenc(1); written by `posenc --completion bash`\n"
@@ -189,8 +183,8 @@ static void bash_script(FILE *fp)
 		"\t--completion)\n"
 		"\t\tCOMPREPLY=($(compgen -W 'bash zsh' -- \"$cur\")); return ;;\n",
 		cmds.s);
-	for (i = 0; i < pe_ncommands; i++)
-		bash_command(fp, &pe_commands[i]);
+	for (i = 0; (cmd = pe_command_at(i)); i++)
+		bash_command(fp, cmd);
 	fprintf(fp,
 		"\t*) return ;;\n"
 		"\tesac\n"
@@ -219,44 +213,49 @@ static void zsh_text(FILE *fp, const char *s)
 	}
 }
 
+static void zsh_option(struct out *o, const struct pe_optdef *d)
+{
+	FILE *fp = o->fp;
+	struct words names;
+
+	fputs("\t\t\t", fp);
+	if (d->shortopt)
+		fprintf(fp, "'(-%c --%s)'{-%c,--%s}'[", d->shortopt, d->name, d->shortopt, d->name);
+	else
+		fprintf(fp, "'--%s[", d->name);
+	zsh_text(fp, d->help);
+	fputc(']', fp);
+	if (d->arg) {
+		fputc(':', fp);
+		zsh_text(fp, d->arg);
+		fputc(':', fp);
+		if (d->type == PE_OPT_FILE)
+			fputs("_files", fp);
+		else if (names_of(o->cmd, d->name, &names))
+			fprintf(fp, "(%s)", names.s);
+		else
+			fputc(' ', fp);
+	}
+	fputs("' \\\n", fp);
+}
+
 static void zsh_command(FILE *fp, const struct pe_command *cmd)
 {
-	const struct pe_optdef *d;
-	struct words names, kinds;
-	size_t i, n = pe_opt_count(cmd->opts);
+	struct words kinds;
+	struct out o;
 
+	memset(&o, 0, sizeof o);
+	o.fp = fp;
+	o.cmd = cmd;
 	fprintf(fp, "\t%s)\n\t\t_arguments -s -S \\\n", cmd->name);
-	for (i = 0; i < n; i++) {
-		d = &cmd->opts[i];
-		if (!d->name)
-			continue;
-		fputs("\t\t\t", fp);
-		if (d->shortopt)
-			fprintf(fp, "'(-%c --%s)'{-%c,--%s}'[", d->shortopt, d->name, d->shortopt,
-				d->name);
-		else
-			fprintf(fp, "'--%s[", d->name);
-		zsh_text(fp, d->help);
-		fputc(']', fp);
-		if (d->arg) {
-			fputc(':', fp);
-			zsh_text(fp, d->arg);
-			fputc(':', fp);
-			if (is_file_option(d->name))
-				fputs("_files", fp);
-			else if (names_of(cmd, d->name, &names))
-				fprintf(fp, "(%s)", names.s);
-			else
-				fputc(' ', fp);
-		}
-		fputs("' \\\n", fp);
-	}
+	each_option(&o, zsh_option);
 	kind_words(&kinds);
 	fprintf(fp, "\t\t\t'1:kind:(%s)' ;;\n", kinds.s);
 }
 
 static void zsh_script(FILE *fp)
 {
+	const struct pe_command *cmd;
 	size_t i;
 
 	fprintf(fp,
@@ -266,9 +265,9 @@ static void zsh_script(FILE *fp)
 		"{\n"
 		"\tlocal -a commands\n"
 		"\tcommands=(\n");
-	for (i = 0; i < pe_ncommands; i++) {
-		fprintf(fp, "\t\t'%s:", pe_commands[i].name);
-		zsh_text(fp, pe_commands[i].summary);
+	for (i = 0; (cmd = pe_command_at(i)); i++) {
+		fprintf(fp, "\t\t'%s:", cmd->name);
+		zsh_text(fp, pe_command_summary(cmd));
 		fputs("'\n", fp);
 	}
 	fprintf(fp,
@@ -284,8 +283,8 @@ static void zsh_script(FILE *fp)
 		"\tcase $cmd in\n"
 		"\t--completion)\n"
 		"\t\tcompadd bash zsh ;;\n");
-	for (i = 0; i < pe_ncommands; i++)
-		zsh_command(fp, &pe_commands[i]);
+	for (i = 0; (cmd = pe_command_at(i)); i++)
+		zsh_command(fp, cmd);
 	fprintf(fp,
 		"\tesac\n"
 		"}\n"

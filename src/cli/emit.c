@@ -1,5 +1,6 @@
 #include "cli/emit.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,88 +13,88 @@
 #define PNG_SIZE_MAX 16384
 #define PNG_TITLE_MAX 200
 
-static const char *value_of(const struct pe_optdef *defs, size_t ndefs, const char **values,
-			    const char *name)
-{
-	int i = pe_opt_index(defs, ndefs, name);
+#define O(f) offsetof(struct pe_outopts, f)
+#define PNG (1u << PE_FMT_PNG)
 
-	return i < 0 ? NULL : values[i];
-}
+/* --aspect: auto (0) or equal (1) */
+static const char *const aspects[] = { "auto", "equal", NULL };
 
-const char *const pe_emit_aspects[] = { "auto", "equal", NULL };
+const struct pe_optdef pe_output_rows[] = {
+	{ PE_HEADING("Output:") },
+	{ PE_FILE("output", 'o', "PATH", O(path),
+		  "write to PATH (default - : stdout); files appear whole or not at all") },
+	{ PE_TEXT("format", 'f', "FMT", O(format),
+		  "csv|json|raw|npy|safetensors|png (default: from the\nextension of -o, else csv)") },
+	{ PE_FLAG("force", 0, O(force), "write binary formats to a terminal anyway") },
+	{ PE_TEXT("rows", 0, "A:B", O(rows), "only rows A..B-1 of the result (A included, B excluded)") },
+	{ PE_U64("threads", 0, "N", O(threads), 1, PE_MAX_THREADS,
+		 "worker threads, 1..16 (default: POSENC_THREADS, else the\n"
+		 "CPUs); the output bytes do not depend on it") },
+	{ PE_FLAG("header", 0, O(header), "csv: start with a header line of column names"),
+	  .applies = 1u << PE_FMT_CSV },
+	{ PE_FLAG("help", 'h', O(help), "show this help and exit") },
+	{ PE_HEADING("PNG heatmap (-f png):") },
+	{ PE_TEXT("cmap", 0, "NAME", O(cmap), "viridis (default), magma, inferno, plasma, cividis,\n"
+					     "coolwarm, rdbu, gray; NAME_r reversed"), .applies = PNG },
+	{ PE_REAL("vmin", 0, "V", O(vmin), PE_REAL_ANY,
+		  "value drawn in the first colour (default: data minimum)"), .applies = PNG },
+	{ PE_REAL("vmax", 0, "V", O(vmax), PE_REAL_ANY,
+		  "value drawn in the last colour (default: data maximum)"), .applies = PNG },
+	{ PE_U64("size", 0, "PX", O(size), 1, PNG_SIZE_MAX,
+		 "longest side of the heatmap, 1..16384 (default: small\n"
+		 "matrices scaled up to about 512, large ones at most 2048)"), .applies = PNG },
+	{ PE_TEXT("title", 0, "TEXT", O(title), "a title above the heatmap"), .applies = PNG },
+	{ PE_FLAG("colorbar", 0, O(colorbar), "draw the colour bar (the default)"), .applies = PNG },
+	{ PE_FLAG("no-colorbar", 0, O(no_colorbar), "leave the colour bar out"), .applies = PNG },
+	{ PE_CHOICE("aspect", 0, "A", O(aspect), aspects,
+		    "auto (default: the matrix's shape, but at most 1:4) or\n"
+		    "equal (one square cell per value, however long)"), .applies = PNG },
+	{ PE_TEXT("xlabel", 0, "TEXT", O(xlabel),
+		  "title of the column axis (default: the result's, e.g.\n"
+		  "dimension or position)"), .applies = PNG },
+	{ PE_TEXT("ylabel", 0, "TEXT", O(ylabel), "title of the row axis"), .applies = PNG },
+	{ PE_FLAG("no-axes", 0, O(no_axes), "the heatmap's pixels alone, as plt.imsave writes them:\n"
+					    "no ticks, titles or colour bar (--size: the image's side)"),
+	  .applies = PNG },
+	{ 0 }
+};
 
-int pe_outopt_is(const char *name)
-{
-	static const struct pe_optdef defs[] = { PE_OUTPUT_OPTDEFS };
-	size_t i;
+#define GIVEN(o, f) pe_args_given((o)->args, &(o)->f)
 
-	for (i = 0; i < sizeof defs / sizeof defs[0]; i++)
-		if (defs[i].name && strcmp(defs[i].name, name) == 0)
-			return 1;
-	return 0;
-}
-
-void pe_outopts_get(struct pe_outopts *o, const struct pe_optdef *defs, size_t ndefs,
-		    const char **values)
+int pe_outopts_bind(struct pe_outopts *o, struct pe_args *a, struct pe_error *err)
 {
 	memset(o, 0, sizeof *o);
-	o->path = value_of(defs, ndefs, values, "output");
-	o->format = value_of(defs, ndefs, values, "format");
-	o->rows = value_of(defs, ndefs, values, "rows");
-	o->threads = value_of(defs, ndefs, values, "threads");
-	o->force = value_of(defs, ndefs, values, "force") != NULL;
-	o->header = value_of(defs, ndefs, values, "header") != NULL;
-	o->cmap = value_of(defs, ndefs, values, "cmap");
-	o->vmin = value_of(defs, ndefs, values, "vmin");
-	o->vmax = value_of(defs, ndefs, values, "vmax");
-	o->size = value_of(defs, ndefs, values, "size");
-	o->title = value_of(defs, ndefs, values, "title");
-	o->colorbar = value_of(defs, ndefs, values, "colorbar") != NULL;
-	o->no_colorbar = value_of(defs, ndefs, values, "no-colorbar") != NULL;
-	o->aspect = value_of(defs, ndefs, values, "aspect");
-	o->xlabel = value_of(defs, ndefs, values, "xlabel");
-	o->ylabel = value_of(defs, ndefs, values, "ylabel");
-	o->no_axes = value_of(defs, ndefs, values, "no-axes") != NULL;
+	o->args = a;
+	return pe_args_bind(a, pe_output_rows, o, err);
 }
 
-/* The png options given, over the command's defaults in so; any of them
- * with another format is refused rather than ignored. */
-static int png_opts(const struct pe_outopts *o, enum pe_format f, struct pe_sink_opts *so,
-		    struct pe_error *err)
+/* The png options given, over the command's defaults in so (the caller
+ * has refused them for other formats). */
+static int png_opts(const struct pe_outopts *o, struct pe_sink_opts *so, struct pe_error *err)
 {
-	const char *given = o->cmap ? "cmap" : o->vmin ? "vmin" : o->vmax ? "vmax"
-			  : o->size ? "size" : o->title ? "title" : o->colorbar ? "colorbar"
-			  : o->no_colorbar ? "no-colorbar" : o->aspect ? "aspect"
-			  : o->xlabel ? "xlabel" : o->ylabel ? "ylabel" : o->no_axes ? "no-axes" : NULL;
-	int aspect = 0;
-	uint64_t size = 0;
+	const char *vmin = GIVEN(o, vmin), *vmax = GIVEN(o, vmax);
 
-	if (!given)
-		return 0;
-	if (f != PE_FMT_PNG)
-		return pe_fail(err, PE_ERR_USAGE, "--%s applies to png output only (-f png or -o FILE.png)",
-			       given);
 	if (o->cmap) {
 		so->cmap = pe_colormap_by_name(o->cmap);
 		if (so->cmap < 0)
 			return pe_fail(err, PE_ERR_USAGE, "unknown --cmap '%s' (one of: %s)", o->cmap,
 				       pe_colormap_list());
 	}
-	if (pe_opt_double("vmin", o->vmin, 0, &so->vmin, err) != 0 ||
-	    pe_opt_double("vmax", o->vmax, 0, &so->vmax, err) != 0 ||
-	    pe_opt_u64("size", o->size, 1, PNG_SIZE_MAX, &size, err) != 0)
-		return -1;
-	so->has_vmin |= o->vmin != NULL;
-	so->has_vmax |= o->vmax != NULL;
+	if (vmin)
+		so->vmin = o->vmin;
+	if (vmax)
+		so->vmax = o->vmax;
+	so->has_vmin |= vmin != NULL;
+	so->has_vmax |= vmax != NULL;
 	if (so->has_vmin && so->has_vmax && !(so->vmin < so->vmax))
-		return o->vmin && o->vmax
+		return vmin && vmax
 			       ? pe_fail(err, PE_ERR_USAGE, "--vmin must be below --vmax, got '%s' and '%s'",
-					 o->vmin, o->vmax)
+					 vmin, vmax)
 			       : pe_fail(err, PE_ERR_USAGE, "--%s '%s' leaves an empty colour range (the default %s is %g)",
-					 o->vmin ? "vmin" : "vmax", o->vmin ? o->vmin : o->vmax,
-					 o->vmin ? "vmax" : "vmin", o->vmin ? so->vmax : so->vmin);
-	if (o->size)
-		so->size = (unsigned)size;
+					 vmin ? "vmin" : "vmax", vmin ? vmin : vmax,
+					 vmin ? "vmax" : "vmin", vmin ? so->vmax : so->vmin);
+	if (GIVEN(o, size))
+		so->size = (unsigned)o->size;
 	if (o->title && strlen(o->title) > PNG_TITLE_MAX)
 		return pe_fail(err, PE_ERR_USAGE, "--title must be at most %d bytes, got %zu",
 			       PNG_TITLE_MAX, strlen(o->title));
@@ -103,9 +104,7 @@ static int png_opts(const struct pe_outopts *o, enum pe_format f, struct pe_sink
 		return pe_fail(err, PE_ERR_USAGE, "--colorbar and --no-colorbar contradict each other");
 	if (o->colorbar || o->no_colorbar)
 		so->no_colorbar = o->no_colorbar;
-	if (pe_opt_choice("aspect", o->aspect, pe_emit_aspects, &aspect, err) != 0)
-		return -1;
-	so->aspect_equal = aspect == 1;
+	so->aspect_equal = o->aspect == 1;
 	if ((o->xlabel && strlen(o->xlabel) > PNG_TITLE_MAX) ||
 	    (o->ylabel && strlen(o->ylabel) > PNG_TITLE_MAX))
 		return pe_fail(err, PE_ERR_USAGE, "--%s must be at most %d bytes",
@@ -149,14 +148,15 @@ static int resolve_format(const struct pe_outopts *o, enum pe_format *f, struct 
 	return 0;
 }
 
-int pe_threads_resolve(const char *opt, int *threads, struct pe_error *err)
+int pe_threads_resolve(const struct pe_outopts *o, int *threads, struct pe_error *err)
 {
 	const char *env = getenv("POSENC_THREADS");
 	uint64_t v;
 
-	if (opt)
-		return pe_opt_u64("threads", opt, 1, PE_MAX_THREADS, &v, err) != 0
-			       ? -1 : (*threads = (int)v, 0);
+	if (GIVEN(o, threads)) {
+		*threads = (int)o->threads;
+		return 0;
+	}
 	if (env) {
 		if (pe_parse_u64(env, 1, PE_MAX_THREADS, &v) != 0)
 			return pe_fail(err, PE_ERR_USAGE,
@@ -173,6 +173,7 @@ int pe_emit_prepare(struct pe_emit *e, const struct pe_outopts *o, const struct 
 		    size_t nt, struct pe_meta *meta, struct pe_error *err)
 {
 	uint64_t rows = t0->rows;
+	const struct pe_optdef *w;
 
 	if (resolve_format(o, &e->format, err) != 0)
 		return -1;
@@ -180,9 +181,12 @@ int pe_emit_prepare(struct pe_emit *e, const struct pe_outopts *o, const struct 
 		return pe_fail(err, PE_ERR_USAGE,
 			       "%s holds one tensor and this result has %zu: use -f safetensors or -f json",
 			       pe_format_name(e->format), nt);
-	if (o->header && e->format != PE_FMT_CSV)
-		return pe_fail(err, PE_ERR_USAGE, "--header applies to csv output only");
-	if (png_opts(o, e->format, &e->so, err) != 0)
+	if ((w = pe_args_misplaced(o->args, pe_output_rows, o, 1u << e->format)))
+		return w->applies == PNG
+			       ? pe_fail(err, PE_ERR_USAGE, "--%s applies to png output only (-f png or -o FILE.png)",
+					 w->name)
+			       : pe_fail(err, PE_ERR_USAGE, "--%s applies to csv output only", w->name);
+	if (e->format == PE_FMT_PNG && png_opts(o, &e->so, err) != 0)
 		return -1;
 	memset(&e->sel, 0, sizeof e->sel);
 	if (o->rows) {
@@ -197,7 +201,7 @@ int pe_emit_prepare(struct pe_emit *e, const struct pe_outopts *o, const struct 
 		e->so.row_origin += (int64_t)(e->sel.begin * (e->so.row_step ? e->so.row_step : 1));
 		pe_meta_str(meta, "rows", o->rows);
 	}
-	if (pe_threads_resolve(o->threads, &e->pump.threads, err) != 0)
+	if (!e->pump.threads && pe_threads_resolve(o, &e->pump.threads, err) != 0)
 		return -1;
 	e->so.header = o->header;
 	if (o->col_prefix)
@@ -225,15 +229,37 @@ int pe_emit_run(const struct pe_emit *e, const struct pe_outopts *o, const struc
 	return pe_output_commit(&out, err);
 }
 
-int pe_emit(const char *cmd, const struct pe_outopts *o, const struct pe_tensor *t, size_t nt,
-	    struct pe_meta *meta)
+int pe_emit_text_check(const struct pe_outopts *o, enum pe_format format, const char *what,
+		       struct pe_error *err)
 {
-	struct pe_error err = { PE_OK, "" };
-	struct pe_emit e;
+	const char *want = pe_format_name(format);
+	const struct pe_optdef *w;
+	int named = o->path ? pe_format_by_path(o->path) : -1;
 
-	memset(&e, 0, sizeof e);
-	if (pe_emit_prepare(&e, o, &t[0], nt, meta, &err) != 0 ||
-	    pe_emit_run(&e, o, t, nt, meta, &err) != 0)
-		return pe_msg_report(cmd, &err);
-	return PE_EXIT_OK;
+	if (o->format && strcmp(o->format, want) != 0)
+		return pe_fail(err, PE_ERR_USAGE, "--%s writes %s, not '%s'", what, want, o->format);
+	if (!o->format && named >= 0 && named != (int)format)
+		return pe_fail(err, PE_ERR_USAGE, "--%s writes %s; '%s' names %s output", what, want,
+			       o->path, pe_format_name((enum pe_format)named));
+	if ((w = pe_args_misplaced(o->args, pe_output_rows, o, 0)))
+		return pe_fail(err, PE_ERR_USAGE, "--%s does not apply to --%s, which writes %s of its own",
+			       w->name, what, want);
+	return 0;
+}
+
+int pe_emit_text(const struct pe_outopts *o, enum pe_format format, const char *what,
+		 int (*write)(FILE *fp, void *ctx, struct pe_error *err), void *ctx,
+		 struct pe_error *err)
+{
+	struct pe_output out;
+
+	if (pe_emit_text_check(o, format, what, err) != 0)
+		return -1;
+	if (pe_output_open(&out, o->path, 0, o->force, err) != 0)
+		return -1;
+	if (write(out.fp, ctx, err) != 0) {
+		pe_output_abort(&out);
+		return -1;
+	}
+	return pe_output_commit(&out, err);
 }

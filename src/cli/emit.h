@@ -1,11 +1,20 @@
 /*
  * emit.h - the output options every command shares and the last step of
- * every command: resolve the options (pe_emit_prepare), then open the
- * output, make the sink, pump and commit (pe_emit_run).  A command that
- * needs no special defaults calls pe_emit, which does both and reports.
+ * every command.
+ *
+ * Calling sequence:
+ *   pe_outopts_bind(&out, &args, err)        the output rows, typed
+ *   pe_emit_prepare(&e, &out, t0, nt, meta)  format, png options over the
+ *       command's defaults in e.so, --rows, --threads
+ *   pe_emit_run(&e, &out, t, nt, meta)       open, sink, pump, commit
+ * or, for a result that is text of its own (similarity --stats):
+ *   pe_emit_text(&out, format, what, write, ctx, err)
+ * On failure nothing is left behind.
  */
 #ifndef PE_EMIT_H
 #define PE_EMIT_H
+
+#include <stdio.h>
 
 #include "cli/opt.h"
 #include "core/meta.h"
@@ -13,54 +22,21 @@
 #include "core/tensor.h"
 #include "io/sink.h"
 
-/* Table rows for the output options; commands put this in their table. */
-#define PE_OUTPUT_OPTDEFS                                                                  \
-	{ NULL, 0, NULL, "Output:" },                                                      \
-	{ "output", 'o', "PATH", "write to PATH (default - : stdout); files appear whole or not at all" }, \
-	{ "format", 'f', "FMT", "csv|json|raw|npy|safetensors|png (default: from the\nextension of -o, else csv)" }, \
-	{ "force", 0, NULL, "write binary formats to a terminal anyway" },                 \
-	{ "rows", 0, "A:B", "only rows A..B-1 of the result (A included, B excluded)" },   \
-	{ "threads", 0, "N", "worker threads, 1..16 (default: POSENC_THREADS, else the\n" \
-			     "CPUs); the output bytes do not depend on it" },            \
-	{ "header", 0, NULL, "csv: start with a header line of column names" },            \
-	{ "help", 'h', NULL, "show this help and exit" },                                  \
-	{ NULL, 0, NULL, "PNG heatmap (-f png):" },                                        \
-	{ "cmap", 0, "NAME", "viridis (default), magma, inferno, plasma, cividis,\n"      \
-			     "coolwarm, rdbu, gray; NAME_r reversed" },                   \
-	{ "vmin", 0, "V", "value drawn in the first colour (default: data minimum)" },   \
-	{ "vmax", 0, "V", "value drawn in the last colour (default: data maximum)" },    \
-	{ "size", 0, "PX", "longest side of the heatmap, 1..16384 (default: small\n"    \
-			   "matrices scaled up to about 512, large ones at most 2048)" }, \
-	{ "title", 0, "TEXT", "a title above the heatmap" },                              \
-	{ "colorbar", 0, NULL, "draw the colour bar (the default)" },                    \
-	{ "no-colorbar", 0, NULL, "leave the colour bar out" },                          \
-	{ "aspect", 0, "A", "auto (default: the matrix's shape, but at most 1:4) or\n"   \
-			    "equal (one square cell per value, however long)" },          \
-	{ "xlabel", 0, "TEXT", "title of the column axis (default: the result's, e.g.\n" \
-			       "dimension or position)" },                                \
-	{ "ylabel", 0, "TEXT", "title of the row axis" },                                \
-	{ "no-axes", 0, NULL, "the heatmap's pixels alone, as plt.imsave writes them:\n" \
-			      "no ticks, titles or colour bar (--size: the image's side)" }
-
+/* The output options, as the rows of pe_output_rows fill them. */
 struct pe_outopts {
-	const char *path, *format, *rows, *threads;
-	int force, header;
-	const char *col_prefix;	/* csv header column prefix */
-	/* png options as given (NULL / 0: absent), parsed by pe_emit */
-	const char *cmap, *vmin, *vmax, *size, *title, *aspect, *xlabel, *ylabel;
-	int colorbar, no_colorbar, no_axes;
+	const struct pe_args *args;	/* what was given */
+	const char *path, *format, *rows, *cmap, *title, *xlabel, *ylabel;
+	uint64_t threads, size;
+	double vmin, vmax;
+	int force, header, help, colorbar, no_colorbar, no_axes, aspect;
+	const char *col_prefix;		/* csv header column prefix (the command's) */
 };
 
-/* --aspect's names, in order (auto, equal). */
-extern const char *const pe_emit_aspects[];
+/* The output rows, composed into every command's table. */
+extern const struct pe_optdef pe_output_rows[];
 
-/* Is name (without "--") one of the options of PE_OUTPUT_OPTDEFS?  They
- * apply to every kind of every command. */
-int pe_outopt_is(const char *name);
-
-/* Read the output options from a parsed value table. */
-void pe_outopts_get(struct pe_outopts *o, const struct pe_optdef *defs, size_t ndefs,
-		    const char **values);
+/* Bind the output rows of args into o (zeroed first). */
+int pe_outopts_bind(struct pe_outopts *o, struct pe_args *a, struct pe_error *err);
 
 struct pe_emit {
 	enum pe_format format;
@@ -73,7 +49,8 @@ struct pe_emit {
  * Resolve the output options for a result of nt tensors whose first is
  * t0: the format, the png options over the command's defaults already in
  * e->so (e is otherwise zeroed by the caller), --rows (checked against
- * t0's rows, added to meta; png row labels follow it), --threads.
+ * t0's rows, added to meta; png row labels follow it), --threads (unless
+ * the caller has set e->pump.threads).
  * Returns 0 or -1.
  */
 int pe_emit_prepare(struct pe_emit *e, const struct pe_outopts *o, const struct pe_tensor *t0,
@@ -85,14 +62,22 @@ int pe_emit_run(const struct pe_emit *e, const struct pe_outopts *o, const struc
 		size_t nt, const struct pe_meta *meta, struct pe_error *err);
 
 /*
- * Both of the above with no command defaults; returns the exit status,
- * having printed any error for command cmd.
+ * A result written by the command itself in one format (what: the option
+ * that asked for it, e.g. "stats"): -f and -o's extension must agree with
+ * format, and the figure and csv-header options do not apply.  Opens -o,
+ * calls write(fp, ctx, err), commits.  Returns 0 or -1.
  */
-int pe_emit(const char *cmd, const struct pe_outopts *o, const struct pe_tensor *t, size_t nt,
-	    struct pe_meta *meta);
+int pe_emit_text(const struct pe_outopts *o, enum pe_format format, const char *what,
+		 int (*write)(FILE *fp, void *ctx, struct pe_error *err), void *ctx,
+		 struct pe_error *err);
 
-/* The thread count: --threads (opt, may be NULL), else POSENC_THREADS,
- * else the CPUs.  A bad value of either is a usage error. */
-int pe_threads_resolve(const char *opt, int *threads, struct pe_error *err);
+/* pe_emit_text's checks of the options alone, for a command to make
+ * before its work. */
+int pe_emit_text_check(const struct pe_outopts *o, enum pe_format format, const char *what,
+		       struct pe_error *err);
+
+/* The thread count: --threads, else POSENC_THREADS, else the CPUs.  A bad
+ * value of the variable is a usage error. */
+int pe_threads_resolve(const struct pe_outopts *o, int *threads, struct pe_error *err);
 
 #endif

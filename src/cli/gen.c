@@ -1,51 +1,55 @@
 /*
- * The table kinds: one table of them, looked up by generate and similarity
- * alike, and the build step they share (option check, -n and -d, the
- * kind's builder).
+ * The table kinds: one list of them, looked up by generate and similarity
+ * alike, and the steps they share (the table size, binding the kind's
+ * rows, the kind's builder).
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/emit.h"
-#include "cli/generate.h"
+#include "cli/gen.h"
 
+/* Every kind, in --help order: each is the struct pe_gen_kind
+ * pe_kind_<name> of its gen_<name>.c. */
+#define PE_KIND_LIST(X) X(sinusoidal) X(learned) X(rope) X(alibi) X(sincos2d)
+
+#define DECLARE(k) extern const struct pe_gen_kind pe_kind_##k;
+PE_KIND_LIST(DECLARE)
+#undef DECLARE
+
+#define ENTRY(k) &pe_kind_##k,
+static const struct pe_gen_kind *const kinds[] = { PE_KIND_LIST(ENTRY) };
+#undef ENTRY
+
+#define NKINDS (sizeof kinds / sizeof kinds[0])
 #define DEFAULT_POSITIONS 512
 #define DEFAULT_DIM 768
 #define MAX_POSITIONS ((uint64_t)1 << 40)
 
-static const struct pe_gen_kind kinds[] = {
-	{ "sinusoidal", "fixed sin/cos table (Vaswani, tensor2tensor, fairseq, Marian)",
-	  pe_gen_sinusoidal_options, pe_gen_sinusoidal },
-	{ "learned", "seeded random initialisation of a learned table",
-	  pe_gen_learned_options, pe_gen_learned },
-	{ "rope", "rotary cos/sin tables, inv_freq, every Hugging Face scaling",
-	  pe_gen_rope_options, pe_gen_rope },
-	{ "alibi", "ALiBi slopes and attention biases",
-	  pe_gen_alibi_options, pe_gen_alibi },
-	{ "sincos2d", "2-D sin/cos table of an image patch grid (MAE, timm)",
-	  pe_gen_sincos2d_options, pe_gen_sincos2d },
-};
-
-#define NKINDS (sizeof kinds / sizeof kinds[0])
-
 const char *const pe_gen_precisions[] = { "exact", "float32", NULL };
 
-/* Options every kind takes. */
-static const char *const common_options[] = { "positions", "dim", "help", NULL };
+const struct pe_optdef pe_gen_size_rows[] = {
+	{ PE_HEADING("Table size:") },
+	{ PE_U64("positions", 'n', "N", offsetof(struct pe_gen, positions), 1, MAX_POSITIONS,
+		 "number of positions (rows), default 512") },
+	{ PE_U64("dim", 'd', "D", offsetof(struct pe_gen, dim), 1, PE_MAX_COLS,
+		 "embedding width (columns), default 768") },
+	{ 0 }
+};
 
 const struct pe_gen_kind *pe_gen_kind_by_name(const char *name)
 {
 	size_t i;
 
 	for (i = 0; i < NKINDS; i++)
-		if (strcmp(kinds[i].name, name) == 0)
-			return &kinds[i];
+		if (strcmp(kinds[i]->name, name) == 0)
+			return kinds[i];
 	return NULL;
 }
 
-const char *pe_gen_kind_name(size_t i)
+const struct pe_gen_kind *pe_gen_kind_at(size_t i)
 {
-	return i < NKINDS ? kinds[i].name : NULL;
+	return i < NKINDS ? kinds[i] : NULL;
 }
 
 void pe_gen_kinds_help(FILE *fp)
@@ -54,68 +58,47 @@ void pe_gen_kinds_help(FILE *fp)
 
 	fputs("\nKinds:\n", fp);
 	for (i = 0; i < NKINDS; i++)
-		fprintf(fp, "  %-12s %s\n", kinds[i].name, kinds[i].summary);
+		fprintf(fp, "  %-12s %s\n", kinds[i]->name, kinds[i]->summary);
 }
 
 const char *pe_gen_kind_list(void)
 {
-	static char list[128];
+	static char list[256];
 	size_t i, n = 0;
 
 	if (!list[0])
 		for (i = 0; i < NKINDS; i++)
 			n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", i ? ", " : "",
-					      kinds[i].name);
+					      kinds[i]->name);
 	return list;
 }
 
-const char *pe_gen_val(const struct pe_gen *g, const char *name)
+int pe_gen_bind(struct pe_gen *g, const struct pe_gen_kind *kind, struct pe_args *a,
+		struct pe_error *err)
 {
-	int i = pe_opt_index(g->defs, g->ndefs, name);
-
-	return i < 0 ? NULL : g->values[i];
-}
-
-static int listed(const char *const *list, const char *name)
-{
-	for (; list && *list; list++)
-		if (strcmp(*list, name) == 0)
-			return 1;
-	return 0;
-}
-
-int pe_gen_build(struct pe_gen *g, const struct pe_gen_kind *kind, const struct pe_optdef *defs,
-		 size_t ndefs, const char **values, const char *const *own,
-		 struct pe_error *err)
-{
-	size_t i;
-
 	memset(g, 0, sizeof *g);
 	pe_meta_init(&g->meta);
-	for (i = 0; i < ndefs; i++) {
-		const char *name = defs[i].name;
-
-		if (values[i] && name && !listed(common_options, name) && !pe_outopt_is(name) &&
-		    !listed(own, name) && !listed(kind->options, name))
-			return pe_fail(err, PE_ERR_USAGE, "--%s does not apply to %s", name,
-				       kind->name);
-	}
-	g->defs = defs;
-	g->ndefs = ndefs;
-	g->values = values;
+	g->kind = kind;
+	g->args = a;
 	g->positions = DEFAULT_POSITIONS;
 	g->dim = DEFAULT_DIM;
 	g->col_prefix = "d";
 	g->xlabel = "dimension";
 	g->ylabel = "position";
-	if (pe_opt_u64("positions", pe_gen_val(g, "positions"), 1, MAX_POSITIONS, &g->positions,
-		       err) != 0 ||
-	    pe_opt_u64("dim", pe_gen_val(g, "dim"), 1, PE_MAX_COLS, &g->dim, err) != 0)
+	g->opts = calloc(1, kind->opts_size ? kind->opts_size : 1);
+	if (!g->opts)
+		return pe_fail(err, PE_ERR_NOMEM, "out of memory");
+	if (pe_args_bind(a, pe_gen_size_rows, g, err) != 0)
 		return -1;
+	return pe_args_bind(a, kind->rows, g->opts, err);
+}
+
+int pe_gen_build(struct pe_gen *g, struct pe_error *err)
+{
 	if (g->positions > PE_MAX_ELEMS / g->dim)
 		return pe_fail(err, PE_ERR_USAGE, "a table of %llu x %llu values is too large to address",
 			       (unsigned long long)g->positions, (unsigned long long)g->dim);
-	return kind->build(g, err);
+	return g->kind->build(g, g->opts, err);
 }
 
 void pe_gen_free(struct pe_gen *g)
@@ -124,5 +107,7 @@ void pe_gen_free(struct pe_gen *g)
 		g->free_state(g->state);
 	g->free_state = NULL;
 	g->state = NULL;
+	free(g->opts);
+	g->opts = NULL;
 	pe_meta_free(&g->meta);
 }

@@ -5,55 +5,92 @@
  * option replaces the value it names.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/generate.h"
+#include "cli/gen.h"
 #include "cli/msg.h"
-#include "core/parse.h"
 #include "core/rope.h"
 #include "io/hfconfig.h"
 
-const char *const pe_gen_rope_options[] = {
-	"offset", "layout", "table", "theta", "rotary-dim", "partial-rotary-factor", "scaling",
-	"factor", "original-max-positions", "seq-len", "beta-fast", "beta-slow", "mscale",
-	"mscale-all-dim", "attention-factor", "low-freq-factor", "high-freq-factor",
-	"short-factor", "long-factor", "truncate", "no-truncate", "precision", "from-config", NULL
+struct rope_opts {
+	int table, layout, scaling, truncate, no_truncate;
+	int64_t offset;
+	double theta, partial_rotary_factor, factor, beta_fast, beta_slow, mscale, mscale_all_dim;
+	double attention_factor, low_freq_factor, high_freq_factor;
+	uint64_t rotary_dim, original_max_positions, seq_len;
+	struct pe_reals short_factor, long_factor;
+	const char *from_config;
 };
 
-const char *const pe_gen_rope_tables[] = { "cos", "sin", "inv-freq", "angles", "all", NULL };
-const char *const pe_gen_rope_layouts[] = { "half", "interleaved", NULL };
+#define O(f) offsetof(struct rope_opts, f)
+#define POS_LIMIT ((int64_t)1 << 53)
+#define LIST_MOST ((uint64_t)1 << 22)
+
+/* --table's names: core's tables, then all of them */
+#define TABLE_ALL PE_ROPE_NTABLES
+static const char *const tables[] = { "cos", "sin", "inv-freq", "angles", "all", NULL };
+/* in enum order */
+static const char *const layouts[] = { "half", "interleaved", NULL };
 
 /* which scalings use an option: bit (1 << scaling) */
 #define S(x) (1u << PE_ROPE_##x)
-static const struct {
-	const char *name;
-	unsigned mask;
-	const char *which;
-} scaling_opts[] = {
-	{ "factor", S(LINEAR) | S(DYNAMIC) | S(YARN) | S(LLAMA3) | S(LONGROPE),
-	  "linear, dynamic, yarn, llama3 and longrope" },
-	{ "original-max-positions", S(DYNAMIC) | S(YARN) | S(LLAMA3) | S(LONGROPE),
-	  "dynamic, yarn, llama3 and longrope" },
-	{ "seq-len", S(DYNAMIC) | S(LONGROPE), "dynamic and longrope" },
-	{ "beta-fast", S(YARN), "yarn" },
-	{ "beta-slow", S(YARN), "yarn" },
-	{ "mscale", S(YARN), "yarn" },
-	{ "mscale-all-dim", S(YARN), "yarn" },
-	{ "truncate", S(YARN), "yarn" },
-	{ "no-truncate", S(YARN), "yarn" },
-	{ "attention-factor", S(YARN) | S(LONGROPE), "yarn and longrope" },
-	{ "low-freq-factor", S(LLAMA3), "llama3" },
-	{ "high-freq-factor", S(LLAMA3), "llama3" },
-	{ "short-factor", S(LONGROPE), "longrope" },
-	{ "long-factor", S(LONGROPE), "longrope" },
+#define SCALED (S(LINEAR) | S(DYNAMIC) | S(YARN) | S(LLAMA3) | S(LONGROPE))
+
+static const struct pe_optdef rows[] = {
+	{ PE_HEADING("Rope (-d is the head dim):") },
+	{ PE_CHOICE("table", 0, "T", O(table), tables, "cos (default), sin, inv-freq, angles, all") },
+	{ PE_I64("offset", 0, "P", O(offset), -POS_LIMIT, POS_LIMIT,
+		 "first position, default 0; may be negative") },
+	{ PE_CHOICE("layout", 0, "L", O(layout), layouts,
+		    "half (default: HF/NeoX [f|f]) or interleaved (GPT-J pairs)") },
+	{ PE_REAL("theta", 0, "B", O(theta), PE_REAL_POSITIVE, "rotary base (rope_theta), default 10000") },
+	{ PE_U64("rotary-dim", 0, "R", O(rotary_dim), 2, PE_MAX_COLS,
+		 "rotary width R (even, <= head dim), default the head dim") },
+	{ PE_REAL("partial-rotary-factor", 0, "F", O(partial_rotary_factor), PE_REAL_POSITIVE,
+		  "R = int(head dim * F), 0 < F <= 1") },
+	{ PE_CHOICE("scaling", 0, "TYPE", O(scaling), pe_rope_scaling_names,
+		    "none (default), linear, dynamic, yarn, llama3, longrope") },
+	{ PE_REAL("factor", 0, "F", O(factor), PE_REAL_POSITIVE, "scaling factor"), .applies = SCALED },
+	{ PE_U64("original-max-positions", 0, "L", O(original_max_positions), 1, (uint64_t)1 << 40,
+		 "pre-training context length L0"),
+	  .applies = S(DYNAMIC) | S(YARN) | S(LLAMA3) | S(LONGROPE) },
+	{ PE_U64("seq-len", 0, "L", O(seq_len), 1, (uint64_t)1 << 53,
+		 "dynamic, longrope: sequence length, default offset + N"),
+	  .applies = S(DYNAMIC) | S(LONGROPE) },
+	{ PE_REAL("beta-fast", 0, "B", O(beta_fast), PE_REAL_POSITIVE, "yarn: default 32"),
+	  .applies = S(YARN) },
+	{ PE_REAL("beta-slow", 0, "B", O(beta_slow), PE_REAL_POSITIVE, "yarn: default 1"),
+	  .applies = S(YARN) },
+	{ PE_REAL("mscale", 0, "M", O(mscale), PE_REAL_NONNEG,
+		  "yarn: attention factor numerator weight"), .applies = S(YARN) },
+	{ PE_REAL("mscale-all-dim", 0, "M", O(mscale_all_dim), PE_REAL_NONNEG,
+		  "yarn: attention factor denominator weight"), .applies = S(YARN) },
+	{ PE_FLAG("truncate", 0, O(truncate), "yarn: floor/ceil the correction range (default)"),
+	  .applies = S(YARN) },
+	{ PE_FLAG("no-truncate", 0, O(no_truncate), "yarn: keep the correction range fractional"),
+	  .applies = S(YARN) },
+	{ PE_REAL("attention-factor", 0, "A", O(attention_factor), PE_REAL_POSITIVE,
+		  "yarn, longrope: replace the derived attention factor"),
+	  .applies = S(YARN) | S(LONGROPE) },
+	{ PE_REAL("low-freq-factor", 0, "F", O(low_freq_factor), PE_REAL_POSITIVE,
+		  "llama3: default 1"), .applies = S(LLAMA3) },
+	{ PE_REAL("high-freq-factor", 0, "F", O(high_freq_factor), PE_REAL_POSITIVE,
+		  "llama3: default 4"), .applies = S(LLAMA3) },
+	{ PE_REALS("short-factor", 0, "LIST", O(short_factor), LIST_MOST,
+		   "longrope: R/2 comma-separated factors"), .applies = S(LONGROPE) },
+	{ PE_REALS("long-factor", 0, "LIST", O(long_factor), LIST_MOST,
+		   "longrope: R/2 factors, used when seq-len > L0"), .applies = S(LONGROPE) },
+	{ PE_FILE("from-config", 0, "FILE", O(from_config),
+		  "read a Hugging Face config.json; options override it") },
+	{ 0 }
 };
 #undef S
 
 struct rope_state {
 	struct pe_rope rope;
 	struct pe_hfconfig cfg;
-	double *short_opt, *long_opt;
 };
 
 static void free_rope(void *p)
@@ -62,23 +99,7 @@ static void free_rope(void *p)
 
 	pe_rope_free(&st->rope);
 	pe_hfconfig_free(&st->cfg);
-	free(st->short_opt);
-	free(st->long_opt);
 	free(st);
-}
-
-static int opt_list(struct pe_gen *g, const char *name, double **out, size_t *n,
-		    struct pe_error *err)
-{
-	const char *v = pe_gen_val(g, name);
-
-	if (!v)
-		return 0;
-	if (pe_parse_double_list(v, (size_t)1 << 22, out, n) != 0)
-		return pe_fail(err, PE_ERR_USAGE,
-			       "--%s must be a comma-separated list of finite numbers, got '%s'", name,
-			       v);
-	return 0;
 }
 
 static void apply_config(const struct pe_hfconfig *c, struct pe_rope_params *p)
@@ -110,74 +131,68 @@ static void apply_config(const struct pe_hfconfig *c, struct pe_rope_params *p)
 	p->nlong = c->nlong;
 }
 
-static int parse_options(struct pe_gen *g, struct rope_state *st, struct pe_rope_params *p,
+/* every explicit option replaces the value it names */
+static int apply_options(struct pe_gen *g, const struct rope_opts *o, struct pe_rope_params *p,
 			 struct pe_error *err)
 {
-	int scaling = (int)p->scaling, layout = (int)p->layout, precision = 0;
-	uint64_t u;
-
-	if (pe_opt_choice("scaling", pe_gen_val(g, "scaling"), pe_rope_scaling_names, &scaling,
-			  err) != 0 ||
-	    pe_opt_choice("layout", pe_gen_val(g, "layout"), pe_gen_rope_layouts, &layout, err) != 0 ||
-	    pe_opt_choice("precision", pe_gen_val(g, "precision"), pe_gen_precisions, &precision, err) != 0)
-		return -1;
-	p->scaling = (enum pe_rope_scaling)scaling;
-	p->layout = (enum pe_rope_layout)layout;
-	p->precision = (enum pe_rope_precision)precision;
-	if (pe_opt_double("theta", pe_gen_val(g, "theta"), 1, &p->theta, err) != 0 ||
-	    pe_opt_double("factor", pe_gen_val(g, "factor"), 1, &p->factor, err) != 0 ||
-	    pe_opt_double("beta-fast", pe_gen_val(g, "beta-fast"), 1, &p->beta_fast, err) != 0 ||
-	    pe_opt_double("beta-slow", pe_gen_val(g, "beta-slow"), 1, &p->beta_slow, err) != 0 ||
-	    pe_opt_double("attention-factor", pe_gen_val(g, "attention-factor"), 1,
-			  &p->attention_factor, err) != 0 ||
-	    pe_opt_double("low-freq-factor", pe_gen_val(g, "low-freq-factor"), 1,
-			  &p->low_freq_factor, err) != 0 ||
-	    pe_opt_double("high-freq-factor", pe_gen_val(g, "high-freq-factor"), 1,
-			  &p->high_freq_factor, err) != 0 ||
-	    pe_opt_double("mscale", pe_gen_val(g, "mscale"), 0, &p->mscale, err) != 0 ||
-	    pe_opt_double("mscale-all-dim", pe_gen_val(g, "mscale-all-dim"), 0,
-			  &p->mscale_all_dim, err) != 0)
-		return -1;
-	if (p->mscale < 0 || p->mscale_all_dim < 0)
-		return pe_fail(err, PE_ERR_USAGE, "--%s must be a non-negative number, got '%s'",
-			       p->mscale < 0 ? "mscale" : "mscale-all-dim",
-			       pe_gen_val(g, p->mscale < 0 ? "mscale" : "mscale-all-dim"));
-	u = p->original_max;
-	if (pe_opt_u64("original-max-positions", pe_gen_val(g, "original-max-positions"), 1,
-		       (uint64_t)1 << 40, &u, err) != 0)
-		return -1;
-	p->original_max = u;
-	if (pe_opt_u64("seq-len", pe_gen_val(g, "seq-len"), 1, (uint64_t)1 << 53, &p->seq_len,
-		       err) != 0 ||
-	    pe_opt_i64("offset", pe_gen_val(g, "offset"), -((int64_t)1 << 53), (int64_t)1 << 53,
-		       &p->offset, err) != 0)
-		return -1;
-	if (pe_gen_val(g, "truncate") && pe_gen_val(g, "no-truncate"))
+	if (pe_gen_given(g, &o->scaling))
+		p->scaling = (enum pe_rope_scaling)o->scaling;
+	if (pe_gen_given(g, &o->layout))
+		p->layout = (enum pe_rope_layout)o->layout;
+	p->precision = g->float32 ? PE_ROPE_FLOAT32 : PE_ROPE_EXACT;
+	if (pe_gen_given(g, &o->theta))
+		p->theta = o->theta;
+	if (pe_gen_given(g, &o->factor))
+		p->factor = o->factor;
+	if (pe_gen_given(g, &o->beta_fast))
+		p->beta_fast = o->beta_fast;
+	if (pe_gen_given(g, &o->beta_slow))
+		p->beta_slow = o->beta_slow;
+	if (pe_gen_given(g, &o->attention_factor))
+		p->attention_factor = o->attention_factor;
+	if (pe_gen_given(g, &o->low_freq_factor))
+		p->low_freq_factor = o->low_freq_factor;
+	if (pe_gen_given(g, &o->high_freq_factor))
+		p->high_freq_factor = o->high_freq_factor;
+	if (pe_gen_given(g, &o->mscale))
+		p->mscale = o->mscale;
+	if (pe_gen_given(g, &o->mscale_all_dim))
+		p->mscale_all_dim = o->mscale_all_dim;
+	if (pe_gen_given(g, &o->original_max_positions))
+		p->original_max = o->original_max_positions;
+	if (pe_gen_given(g, &o->seq_len))
+		p->seq_len = o->seq_len;
+	p->offset = o->offset;
+	if (o->truncate && o->no_truncate)
 		return pe_fail(err, PE_ERR_USAGE, "--truncate and --no-truncate contradict each other");
-	if (pe_gen_val(g, "truncate"))
+	if (o->truncate)
 		p->truncate = 1;
-	if (pe_gen_val(g, "no-truncate"))
+	if (o->no_truncate)
 		p->truncate = 0;
-	if (opt_list(g, "short-factor", &st->short_opt, &p->nshort, err) != 0 ||
-	    opt_list(g, "long-factor", &st->long_opt, &p->nlong, err) != 0)
-		return -1;
-	if (st->short_opt)
-		p->short_factor = st->short_opt;
-	if (st->long_opt)
-		p->long_factor = st->long_opt;
+	if (pe_gen_given(g, &o->short_factor)) {
+		p->short_factor = o->short_factor.v;
+		p->nshort = o->short_factor.n;
+	}
+	if (pe_gen_given(g, &o->long_factor)) {
+		p->long_factor = o->long_factor.v;
+		p->nlong = o->long_factor.n;
+	}
 	return 0;
 }
 
 /* head dim and rotary width: -d, else the config; --rotary-dim or
  * --partial-rotary-factor, else the config's, else all of the head */
-static int rotary_width(struct pe_gen *g, const char *cfgpath, const struct pe_hfconfig *c,
+static int rotary_width(struct pe_gen *g, const struct rope_opts *o, const struct pe_hfconfig *c,
 			uint64_t *head_dim, struct pe_rope_params *p, struct pe_error *err)
 {
-	const char *rd = pe_gen_val(g, "rotary-dim"), *pf = pe_gen_val(g, "partial-rotary-factor");
+	const char *cfgpath = o->from_config;
+	const char *rd = pe_gen_given(g, &o->rotary_dim);
+	const char *pf = pe_gen_given(g, &o->partial_rotary_factor);
+	int dim_given = pe_gen_given(g, &g->dim) != NULL;
 	double f = cfgpath ? c->partial_rotary_factor : 1.0;
 	uint64_t D = g->dim, R;
 
-	if (cfgpath && !pe_gen_val(g, "dim")) {
+	if (cfgpath && !dim_given) {
 		if (c->head_dim == 0)
 			return pe_fail(err, PE_ERR_DATA,
 				       "%s: no head_dim, nor hidden_size and num_attention_heads (give -d)",
@@ -188,8 +203,8 @@ static int rotary_width(struct pe_gen *g, const char *cfgpath, const struct pe_h
 	if (rd && pf)
 		return pe_fail(err, PE_ERR_USAGE,
 			       "give --rotary-dim or --partial-rotary-factor, not both");
-	if (pe_opt_double("partial-rotary-factor", pf, 1, &f, err) != 0)
-		return -1;
+	if (pf)
+		f = o->partial_rotary_factor;
 	if (pf && f > 1)
 		return pe_fail(err, PE_ERR_USAGE,
 			       "--partial-rotary-factor must be in (0, 1], got '%s'", pf);
@@ -197,12 +212,12 @@ static int rotary_width(struct pe_gen *g, const char *cfgpath, const struct pe_h
 	R = (uint64_t)((double)D * f);
 	if (!rd && !pf && cfgpath && c->rotary_dim)
 		R = c->rotary_dim;
-	if (pe_opt_u64("rotary-dim", rd, 2, PE_MAX_COLS, &R, err) != 0)
-		return -1;
+	if (rd)
+		R = o->rotary_dim;
 	if (R > D)
 		return pe_fail(err, PE_ERR_USAGE, "the rotary width %llu exceeds the head dim %llu",
 			       (unsigned long long)R, (unsigned long long)D);
-	if ((R < 2 || R % 2) && cfgpath && !rd && !pf && !pe_gen_val(g, "dim"))
+	if ((R < 2 || R % 2) && cfgpath && !rd && !pf && !dim_given)
 		return pe_fail(err, PE_ERR_DATA,
 			       "%s: the rotary width must be even and at least 2; the file's head dim %llu%s x partial rotary factor %g gives %llu",
 			       cfgpath, (unsigned long long)D,
@@ -266,17 +281,17 @@ static void record_meta(struct pe_gen *g, const struct pe_rope *r, const char *t
 	pe_meta_num(m, "attention_factor", r->attention);
 }
 
-int pe_gen_rope(struct pe_gen *g, struct pe_error *err)
+static int build(struct pe_gen *g, void *opts, struct pe_error *err)
 {
+	struct rope_opts *o = opts;
 	struct rope_state *st;
 	struct pe_rope_params p;
-	const char *cfgpath = pe_gen_val(g, "from-config");
-	int table = PE_ROPE_COS;
+	const char *cfgpath = o->from_config;
+	const struct pe_optdef *w;
+	int table = o->table;
 	uint64_t head_dim = 0;
-	size_t i;
+	char which[96];
 
-	if (pe_opt_choice("table", pe_gen_val(g, "table"), pe_gen_rope_tables, &table, err) != 0)
-		return -1;
 	st = calloc(1, sizeof *st);
 	if (!st)
 		return pe_fail(err, PE_ERR_NOMEM, "out of memory");
@@ -291,26 +306,26 @@ int pe_gen_rope(struct pe_gen *g, struct pe_error *err)
 			pe_msg_warn("%s: '%s'%s is written more than once; using the last value, as Python's json (and so transformers) does",
 				    cfgpath, st->cfg.duplicate,
 				    st->cfg.duplicates > 1 ? " (and other keys)" : "");
-		if (!st->cfg.has_rope && !pe_gen_val(g, "theta"))
+		if (!st->cfg.has_rope && !pe_gen_given(g, &o->theta))
 			return pe_fail(err, PE_ERR_DATA,
 				       "%s: no RoPE field (rope_theta, rope_scaling, rope_parameters, rotary_emb_base, rotary_pct, rotary_dim); give --theta to use it anyway",
 				       cfgpath);
 		apply_config(&st->cfg, &p);
 	}
-	if (parse_options(g, st, &p, err) != 0 ||
-	    rotary_width(g, cfgpath, &st->cfg, &head_dim, &p, err) != 0)
+	if (apply_options(g, o, &p, err) != 0 ||
+	    rotary_width(g, o, &st->cfg, &head_dim, &p, err) != 0)
 		return -1;
-	for (i = 0; i < sizeof scaling_opts / sizeof scaling_opts[0]; i++)
-		if (pe_gen_val(g, scaling_opts[i].name) && !(scaling_opts[i].mask & (1u << p.scaling)))
-			return pe_fail(err, PE_ERR_USAGE, "--%s applies to --scaling %s only",
-				       scaling_opts[i].name, scaling_opts[i].which);
+	if ((w = pe_args_misplaced(g->args, rows, o, 1u << p.scaling)))
+		return pe_fail(err, PE_ERR_USAGE, "--%s applies to --scaling %s only", w->name,
+			       pe_opt_mask_names(w->applies, pe_rope_scaling_names, which,
+						 sizeof which));
 	if (pe_rope_init(&st->rope, &p, err) != 0)
 		return -1;
-	if (cfgpath && st->cfg.partial_default && !pe_gen_val(g, "rotary-dim") &&
-	    !pe_gen_val(g, "partial-rotary-factor"))
+	if (cfgpath && st->cfg.partial_default && !pe_gen_given(g, &o->rotary_dim) &&
+	    !pe_gen_given(g, &o->partial_rotary_factor))
 		pe_msg_warn("%s: gpt_neox config without rotary_pct: using transformers' default 0.25 (rotary width %llu)",
 			    cfgpath, (unsigned long long)p.rotary_dim);
-	if (table == 4) {
+	if (table == TABLE_ALL) {
 		if (pe_rope_tensor(&st->rope, PE_ROPE_COS, &g->tensor[0], err) != 0 ||
 		    pe_rope_tensor(&st->rope, PE_ROPE_SIN, &g->tensor[1], err) != 0 ||
 		    pe_rope_tensor(&st->rope, PE_ROPE_INV_FREQ, &g->tensor[2], err) != 0)
@@ -325,6 +340,17 @@ int pe_gen_rope(struct pe_gen *g, struct pe_error *err)
 		g->xlabel = "frequency";	/* rows are frequencies, not positions */
 	else
 		g->row_origin = p.offset;
-	record_meta(g, &st->rope, pe_gen_rope_tables[table], head_dim, cfgpath);
+	record_meta(g, &st->rope, tables[table], head_dim, cfgpath);
 	return 0;
 }
+
+static int float32(const void *opts)
+{
+	(void)opts;
+	return 1;	/* transformers' float32 pipeline */
+}
+
+const struct pe_gen_kind pe_kind_rope = {
+	"rope", "rotary cos/sin tables, inv_freq, every Hugging Face scaling",
+	rows, sizeof(struct rope_opts), build, float32
+};

@@ -1,15 +1,41 @@
+/* generate sinusoidal: options to core/sinusoidal.h parameters. */
+#include <stddef.h>
 #include <stdlib.h>
-#include <string.h>
 
-#include "cli/generate.h"
+#include "cli/gen.h"
 #include "core/sinusoidal.h"
 
-const char *const pe_gen_sinusoidal_options[] = {
-	"offset", "preset", "layout", "base", "min-timescale", "max-timescale", "padding-idx",
-	"precision", NULL
+struct sin_opts {
+	int preset, layout;
+	int64_t offset, padding_idx;
+	double base, min_timescale, max_timescale;
 };
 
-const char *const pe_gen_sinusoidal_layouts[] = { "interleaved", "half", NULL };
+#define O(f) offsetof(struct sin_opts, f)
+#define POS_LIMIT ((int64_t)1 << 53)
+
+/* in the order of --layout's names */
+static const char *const layouts[] = { "interleaved", "half", NULL };
+
+static const struct pe_optdef rows[] = {
+	{ PE_HEADING("Sinusoidal:") },
+	{ PE_CHOICE("preset", 0, "NAME", O(preset), pe_sin_preset_names,
+		    "vaswani (default), t2t, fairseq, marian") },
+	{ PE_I64("offset", 0, "P", O(offset), -POS_LIMIT, POS_LIMIT,
+		 "first position, default 0; may be negative") },
+	{ PE_CHOICE("layout", 0, "L", O(layout), layouts,
+		    "interleaved (sin,cos,sin,...) or half ([sin|cos]);\n"
+		    "overrides the preset's") },
+	{ PE_REAL("base", 0, "B", O(base), PE_REAL_POSITIVE,
+		  "frequency base, default 10000 (t2t: alias of --max-timescale)") },
+	{ PE_REAL("min-timescale", 0, "T", O(min_timescale), PE_REAL_POSITIVE,
+		  "t2t: smallest timescale, default 1") },
+	{ PE_REAL("max-timescale", 0, "T", O(max_timescale), PE_REAL_POSITIVE,
+		  "t2t: largest timescale, default 10000") },
+	{ PE_I64("padding-idx", 0, "P", O(padding_idx), 0, (int64_t)1 << 40,
+		 "fairseq: table of N+P+1 rows whose row P is zero") },
+	{ 0 }
+};
 
 static void free_sin(void *p)
 {
@@ -17,52 +43,67 @@ static void free_sin(void *p)
 	free(p);
 }
 
-int pe_gen_sinusoidal(struct pe_gen *g, struct pe_error *err)
+static void record(struct pe_gen *g, const struct pe_sinusoidal *s,
+		   const struct pe_sinusoidal_params *p)
 {
+	struct pe_meta *m = &g->meta;
+
+	pe_meta_str(m, "kind", "sinusoidal");
+	pe_meta_str(m, "preset", pe_sin_preset_name(p->preset));
+	pe_meta_str(m, "layout", s->layout == PE_LAYOUT_INTERLEAVED ? "interleaved" : "half");
+	pe_meta_int(m, "positions", (int64_t)p->positions);
+	pe_meta_int(m, "dim", (int64_t)p->dim);
+	pe_meta_int(m, "offset", p->offset);
+	if (p->preset == PE_SIN_T2T) {
+		pe_meta_num(m, "min_timescale", p->min_timescale);
+		pe_meta_num(m, "max_timescale", p->max_timescale);
+	} else {
+		pe_meta_num(m, "base", p->base);
+	}
+	if (p->padding_idx >= 0)
+		pe_meta_int(m, "padding_idx", p->padding_idx);
+	if (p->float32)
+		pe_meta_str(m, "precision", "float32 (PyTorch tutorial)");
+}
+
+static int build(struct pe_gen *g, void *opts, struct pe_error *err)
+{
+	struct sin_opts *o = opts;
 	struct pe_sinusoidal_params p;
 	struct pe_sinusoidal *s;
-	int preset = PE_SIN_VASWANI, layout = -1, precision = 0;
-	const char *base = pe_gen_val(g, "base"), *maxts = pe_gen_val(g, "max-timescale");
-	const char *mints = pe_gen_val(g, "min-timescale");
+	int base = pe_gen_given(g, &o->base) != NULL, maxts = pe_gen_given(g, &o->max_timescale) != NULL;
+	int mints = pe_gen_given(g, &o->min_timescale) != NULL;
 
-	if (pe_opt_choice("preset", pe_gen_val(g, "preset"), pe_sin_preset_names, &preset, err) != 0 ||
-	    pe_opt_choice("layout", pe_gen_val(g, "layout"), pe_gen_sinusoidal_layouts, &layout, err) != 0 ||
-	    pe_opt_choice("precision", pe_gen_val(g, "precision"), pe_gen_precisions, &precision, err) != 0)
-		return -1;
-	pe_sinusoidal_defaults(&p, (enum pe_sin_preset)preset);
+	pe_sinusoidal_defaults(&p, (enum pe_sin_preset)o->preset);
 	p.positions = g->positions;
 	p.dim = g->dim;
-	p.float32 = precision == 1;
-	if (layout >= 0)
-		p.layout = layout == 0 ? PE_LAYOUT_INTERLEAVED : PE_LAYOUT_HALF;
-	if (preset == PE_SIN_T2T) {
+	p.float32 = g->float32;
+	p.offset = o->offset;
+	if (pe_gen_given(g, &o->layout))
+		p.layout = o->layout == 0 ? PE_LAYOUT_INTERLEAVED : PE_LAYOUT_HALF;
+	if (o->preset == PE_SIN_T2T) {
 		if (base && maxts)
 			return pe_fail(err, PE_ERR_USAGE,
 				       "--base is an alias of --max-timescale for t2t: give one of them");
-		if (pe_opt_double(base ? "base" : "max-timescale", base ? base : maxts, 1,
-				  &p.max_timescale, err) != 0 ||
-		    pe_opt_double("min-timescale", mints, 1, &p.min_timescale, err) != 0)
-			return -1;
+		if (base || maxts)
+			p.max_timescale = base ? o->base : o->max_timescale;
+		if (mints)
+			p.min_timescale = o->min_timescale;
 	} else {
 		if (mints || maxts)
 			return pe_fail(err, PE_ERR_USAGE,
 				       "--%s applies to --preset t2t only (use --base)",
 				       mints ? "min-timescale" : "max-timescale");
-		if (pe_opt_double("base", base, 1, &p.base, err) != 0)
-			return -1;
+		if (base)
+			p.base = o->base;
 	}
-	if (pe_opt_i64("offset", pe_gen_val(g, "offset"), -((int64_t)1 << 53), (int64_t)1 << 53,
-		       &p.offset, err) != 0)
-		return -1;
-	if (pe_gen_val(g, "padding-idx")) {
-		if (preset != PE_SIN_FAIRSEQ)
+	if (pe_gen_given(g, &o->padding_idx)) {
+		if (o->preset != PE_SIN_FAIRSEQ)
 			return pe_fail(err, PE_ERR_USAGE, "--padding-idx applies to --preset fairseq only");
-		if (pe_gen_val(g, "offset"))
+		if (pe_gen_given(g, &o->offset))
 			return pe_fail(err, PE_ERR_USAGE,
 				       "--padding-idx cannot be combined with --offset (fairseq positions start at padding-idx + 1)");
-		if (pe_opt_i64("padding-idx", pe_gen_val(g, "padding-idx"), 0, (int64_t)1 << 40,
-			       &p.padding_idx, err) != 0)
-			return -1;
+		p.padding_idx = o->padding_idx;
 	}
 	s = calloc(1, sizeof *s);
 	if (!s)
@@ -77,22 +118,19 @@ int pe_gen_sinusoidal(struct pe_gen *g, struct pe_error *err)
 	if (pe_sinusoidal_tensor(s, &g->tensor[0], err) != 0)
 		return -1;
 	g->nt = 1;
-
-	pe_meta_str(&g->meta, "kind", "sinusoidal");
-	pe_meta_str(&g->meta, "preset", pe_sin_preset_name(p.preset));
-	pe_meta_str(&g->meta, "layout", s->layout == PE_LAYOUT_INTERLEAVED ? "interleaved" : "half");
-	pe_meta_int(&g->meta, "positions", (int64_t)p.positions);
-	pe_meta_int(&g->meta, "dim", (int64_t)p.dim);
-	pe_meta_int(&g->meta, "offset", p.offset);
-	if (preset == PE_SIN_T2T) {
-		pe_meta_num(&g->meta, "min_timescale", p.min_timescale);
-		pe_meta_num(&g->meta, "max_timescale", p.max_timescale);
-	} else {
-		pe_meta_num(&g->meta, "base", p.base);
-	}
-	if (p.padding_idx >= 0)
-		pe_meta_int(&g->meta, "padding_idx", p.padding_idx);
-	if (p.float32)
-		pe_meta_str(&g->meta, "precision", "float32 (PyTorch tutorial)");
+	record(g, s, &p);
 	return 0;
 }
+
+/* The float32 recipe is the PyTorch tutorial's: the vaswani preset. */
+static int float32(const void *opts)
+{
+	const struct sin_opts *o = opts;
+
+	return o->preset == PE_SIN_VASWANI;
+}
+
+const struct pe_gen_kind pe_kind_sinusoidal = {
+	"sinusoidal", "fixed sin/cos table (Vaswani, tensor2tensor, fairseq, Marian)",
+	rows, sizeof(struct sin_opts), build, float32
+};

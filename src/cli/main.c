@@ -19,6 +19,7 @@
 
 static void usage(FILE *fp)
 {
+	const struct pe_command *cmd;
 	size_t i;
 
 	fputs("Usage: posenc [--help | --version | --completion bash|zsh] COMMAND [ARGS...]\n"
@@ -26,8 +27,8 @@ static void usage(FILE *fp)
 	      "\n"
 	      "Commands:\n",
 	      fp);
-	for (i = 0; i < pe_ncommands; i++)
-		fprintf(fp, "  %-12s %s\n", pe_commands[i].name, pe_commands[i].summary);
+	for (i = 0; (cmd = pe_command_at(i)); i++)
+		fprintf(fp, "  %-12s %s\n", cmd->name, pe_command_summary(cmd));
 	fputs("\n"
 	      "'posenc COMMAND --help' shows a command's options; man posenc-COMMAND has\n"
 	      "the details.  Exit status: 0 success, 1 runtime or data error, 2 usage error.\n",
@@ -110,8 +111,8 @@ int main(int argc, char **argv)
 
 	if (argc < 2) {
 		fprintf(stderr, "posenc: missing command (one of: ");
-		for (i = 0; i < pe_ncommands; i++)
-			fprintf(stderr, "%s%s", i ? ", " : "", pe_commands[i].name);
+		for (i = 0; (cmd = pe_command_at(i)); i++)
+			fprintf(stderr, "%s%s", i ? ", " : "", cmd->name);
 		fprintf(stderr, ")\nTry 'posenc --help'.\n");
 		return PE_EXIT_USAGE;
 	}
@@ -130,9 +131,7 @@ int main(int argc, char **argv)
 		fputs("posenc " POSENC_VERSION "\n", stdout);
 		return close_stdout(PE_EXIT_OK, NULL);
 	}
-	for (i = 0; i < pe_ncommands; i++)
-		if (strcmp(argv[1], pe_commands[i].name) == 0)
-			cmd = &pe_commands[i];
+	cmd = pe_command_by_name(argv[1]);
 	if (!cmd) {
 		if (argv[1][0] == '-')
 			fprintf(stderr, "posenc: unknown option '%s'\n", argv[1]);
@@ -142,9 +141,9 @@ int main(int argc, char **argv)
 		return PE_EXIT_USAGE;
 	}
 	if (pe_opt_wants_help(argc - 1, argv + 1)) {
-		pe_opt_help(stdout, cmd);
+		pe_command_help(stdout, cmd);
 		return close_stdout(PE_EXIT_OK, cmd->name);
 	}
-	rc = cmd->run(argc - 1, argv + 1);
+	rc = cmd->run(cmd, argc - 1, argv + 1);
 	return close_stdout(rc, cmd->name);
 }

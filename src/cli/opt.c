@@ -1,3 +1,9 @@
+/*
+ * The option parser (see opt.h).  Two steps: getopt_long turns argv into
+ * one text per distinct long name (several tables may have a row of one
+ * name, e.g. every kind's --preset), then each table that applies binds
+ * its rows, converting the text by the row's type into the owner's struct.
+ */
 #include "cli/opt.h"
 
 #include <getopt.h>
@@ -6,40 +12,40 @@
 
 #include "core/parse.h"
 
-int pe_opt_index(const struct pe_optdef *defs, size_t ndefs, const char *name)
-{
-	size_t i;
+#define LIST_MAX ((uint64_t)1 << 22)
 
-	for (i = 0; i < ndefs; i++)
-		if (defs[i].name && strcmp(defs[i].name, name) == 0)
-			return (int)i;
-	return -1;
-}
+struct pe_arg_slot {
+	const struct pe_optdef *row;	/* the first row of this name */
+	const char *text;		/* the value given (last wins), NULL if absent */
+	int taken;			/* how many binds have converted it */
+	int hidden;			/* dropped: later binds do not see it */
+};
 
-const char *pe_opt_value(const struct pe_optdef *defs, size_t ndefs, const char **values,
-			 const char *name)
-{
-	int i = pe_opt_index(defs, ndefs, name);
+struct pe_arg_bound {
+	const void *field;
+	size_t slot;
+};
 
-	return i < 0 ? NULL : values[i];
-}
-
-const char *pe_opt_given(const struct pe_optdef *defs, size_t ndefs, const char **values,
-			 const char *const *names)
-{
-	for (; *names; names++)
-		if (pe_opt_value(defs, ndefs, values, *names))
-			return *names;
-	return NULL;
-}
-
-size_t pe_opt_count(const struct pe_optdef *defs)
+size_t pe_opt_count(const struct pe_optdef *rows)
 {
 	size_t n = 0;
 
-	while (defs[n].name || defs[n].help)
+	while (rows[n].name || rows[n].help)
 		n++;
 	return n;
+}
+
+const char *pe_opt_param(const struct pe_optdef *row, char *buf, size_t n)
+{
+	size_t i;
+
+	if (row->param)
+		return row->param;
+	snprintf(buf, n, "%s", row->name);
+	for (i = 0; buf[i]; i++)
+		if (buf[i] == '-')
+			buf[i] = '_';
+	return buf;
 }
 
 int pe_opt_wants_help(int argc, char **argv)
@@ -55,6 +61,16 @@ int pe_opt_wants_help(int argc, char **argv)
 	return 0;
 }
 
+static long slot_of(const struct pe_args *a, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < a->nslot; i++)
+		if (strcmp(a->slot[i].row->name, name) == 0)
+			return (long)i;
+	return -1;
+}
+
 /* "--name" part of a long-option token (up to '=') into buf. */
 static void token_name(const char *tok, char *buf, size_t n)
 {
@@ -64,20 +80,21 @@ static void token_name(const char *tok, char *buf, size_t n)
 }
 
 /* "--a, --b or --c": the options whose names start with prefix. */
-static size_t candidates(const struct pe_optdef *defs, size_t ndefs, const char *prefix,
-			 char *buf, size_t n)
+static size_t candidates(const struct pe_args *a, const char *prefix, char *buf, size_t n)
 {
 	size_t i, found = 0, len = 0, plen = strlen(prefix);
 	const char *last = NULL;
 
 	buf[0] = '\0';
-	for (i = 0; i < ndefs; i++) {
-		if (!defs[i].name || strncmp(defs[i].name, prefix, plen) != 0)
+	for (i = 0; i < a->nslot; i++) {
+		const char *name = a->slot[i].row->name;
+
+		if (strncmp(name, prefix, plen) != 0)
 			continue;
 		if (last && len < n)
 			len += (size_t)snprintf(buf + len, n - len, "%s--%s", found > 1 ? ", " : "",
 						last);
-		last = defs[i].name;
+		last = name;
 		found++;
 	}
 	if (last && len < n)
@@ -86,32 +103,50 @@ static size_t candidates(const struct pe_optdef *defs, size_t ndefs, const char 
 }
 
 /* An unknown long option's message: what it might have meant. */
-static int unknown_long(const struct pe_optdef *defs, size_t ndefs, const char *tok,
-			struct pe_error *err)
+static int unknown_long(const struct pe_args *a, const char *tok, struct pe_error *err)
 {
 	char name[64], list[256];
 
 	token_name(tok, name, sizeof name);
-	if (name[0] && candidates(defs, ndefs, name, list, sizeof list))
+	if (name[0] && candidates(a, name, list, sizeof list))
 		return pe_fail(err, PE_ERR_USAGE, "unknown option '--%s' (did you mean %s?)", name,
 			       list);
 	return pe_fail(err, PE_ERR_USAGE, "unknown option '%s'", tok);
 }
 
-int pe_opt_parse(int argc, char **argv, const struct pe_optdef *defs, size_t ndefs,
-		 const char **values, char ***operands, int *noperands, struct pe_error *err)
+/* One slot per distinct long name, in table order. */
+static int collect(struct pe_args *a, const struct pe_optdef *const *tables, size_t ntables,
+		   struct pe_error *err)
 {
-	struct option *lo;
-	char shorts[128];
-	size_t i, n = 0, ns = 0;
-	int c, rc = -1, index;
-	char **ops = NULL;
+	size_t t, i, cap = 0;
 
-	*operands = NULL;
-	*noperands = 0;
-	lo = calloc(ndefs + 1, sizeof *lo);
-	ops = calloc((size_t)argc + 1, sizeof *ops);
-	if (!lo || !ops) {
+	for (t = 0; t < ntables; t++)
+		cap += pe_opt_count(tables[t]);
+	a->slot = calloc(cap ? cap : 1, sizeof *a->slot);
+	if (!a->slot)
+		return pe_fail(err, PE_ERR_NOMEM, "out of memory");
+	for (t = 0; t < ntables; t++)
+		for (i = 0; tables[t][i].name || tables[t][i].help; i++)
+			if (tables[t][i].name && slot_of(a, tables[t][i].name) < 0)
+				a->slot[a->nslot++].row = &tables[t][i];
+	return 0;
+}
+
+int pe_args_parse(struct pe_args *a, int argc, char **argv, const struct pe_optdef *const *tables,
+		  size_t ntables, struct pe_error *err)
+{
+	struct option *lo = NULL;
+	char *shorts = NULL;
+	size_t i, ns = 0;
+	int c, rc = -1, index;
+
+	memset(a, 0, sizeof *a);
+	if (collect(a, tables, ntables, err) != 0)
+		return -1;
+	lo = calloc(a->nslot + 1, sizeof *lo);
+	shorts = malloc(2 * a->nslot + 3);
+	a->operands = calloc((size_t)argc + 1, sizeof *a->operands);
+	if (!lo || !shorts || !a->operands) {
 		pe_fail(err, PE_ERR_NOMEM, "out of memory");
 		goto out;
 	}
@@ -119,18 +154,15 @@ int pe_opt_parse(int argc, char **argv, const struct pe_optdef *defs, size_t nde
 	 * ':' first after it: a missing value is reported as ':'. */
 	shorts[ns++] = '-';
 	shorts[ns++] = ':';
-	for (i = 0; i < ndefs; i++) {
-		values[i] = NULL;
-		if (!defs[i].name)
-			continue;
-		lo[n].name = defs[i].name;
-		lo[n].has_arg = defs[i].arg ? required_argument : no_argument;
-		lo[n].flag = NULL;
-		lo[n].val = 256 + (int)i;
-		n++;
-		if (defs[i].shortopt && ns + 3 < sizeof shorts) {
-			shorts[ns++] = defs[i].shortopt;
-			if (defs[i].arg)
+	for (i = 0; i < a->nslot; i++) {
+		const struct pe_optdef *d = a->slot[i].row;
+
+		lo[i].name = d->name;
+		lo[i].has_arg = d->arg ? required_argument : no_argument;
+		lo[i].val = 256 + (int)i;
+		if (d->shortopt) {
+			shorts[ns++] = d->shortopt;
+			if (d->arg)
 				shorts[ns++] = ':';
 		}
 	}
@@ -139,7 +171,7 @@ int pe_opt_parse(int argc, char **argv, const struct pe_optdef *defs, size_t nde
 	optind = 0;	/* full re-initialisation in glibc */
 	while ((c = getopt_long(argc, argv, shorts, lo, &index)) != -1) {
 		if (c == 1) {
-			ops[(*noperands)++] = optarg;
+			a->operands[a->noperands++] = optarg;
 			continue;
 		}
 		if (c == '?' || c == ':') {
@@ -152,85 +184,284 @@ int pe_opt_parse(int argc, char **argv, const struct pe_optdef *defs, size_t nde
 			else if (c == ':')
 				pe_fail(err, PE_ERR_USAGE, "option '%s' needs a value", what);
 			else if (strncmp(what, "--", 2) == 0)
-				unknown_long(defs, ndefs, what, err);
+				unknown_long(a, what, err);
 			else
 				pe_fail(err, PE_ERR_USAGE, "unknown option '%s'", what);
 			goto out;
 		}
 		if (c >= 256) {
+			const struct pe_optdef *d;
 			/* the token: argv[optind - 1], or the one before when the
 			 * value came as the next argument */
-			const char *tok = defs[c - 256].arg && optarg == argv[optind - 1] &&
-						  optind >= 2 ? argv[optind - 2] : argv[optind - 1];
+			const char *tok;
 			char name[64];
 
 			i = (size_t)(c - 256);
+			d = a->slot[i].row;
+			tok = d->arg && optarg == argv[optind - 1] && optind >= 2 ? argv[optind - 2]
+										  : argv[optind - 1];
 			token_name(tok, name, sizeof name);
 			/* abbreviations are refused: a new option would change
 			 * what an abbreviation in a script means */
-			if (strcmp(name, defs[i].name) != 0) {
+			if (strcmp(name, d->name) != 0) {
 				pe_fail(err, PE_ERR_USAGE, "option '--%s' is not a full name (write --%s)",
-					name, defs[i].name);
+					name, d->name);
 				goto out;
 			}
 		} else {
-			for (i = 0; i < ndefs; i++)
-				if (defs[i].name && defs[i].shortopt == c)
+			for (i = 0; i < a->nslot; i++)
+				if (a->slot[i].row->shortopt == c)
 					break;
-			if (i == ndefs) {
+			if (i == a->nslot) {
 				pe_fail(err, PE_ERR_USAGE, "unknown option '-%c'", c);
 				goto out;
 			}
 		}
-		values[i] = defs[i].arg ? optarg : "1";
+		a->slot[i].text = a->slot[i].row->arg ? optarg : "1";
 	}
 	for (c = optind; c < argc; c++)
-		ops[(*noperands)++] = argv[c];
-	*operands = ops;
-	ops = NULL;
+		a->operands[a->noperands++] = argv[c];
 	rc = 0;
 out:
-	free(ops);
+	free(shorts);
 	free(lo);
 	return rc;
 }
 
-void pe_opt_help(FILE *fp, const struct pe_command *cmd)
+static int remember(struct pe_args *a, const void *field, size_t slot, struct pe_error *err)
 {
-	size_t i, w, nopts = pe_opt_count(cmd->opts);
-	char left[80];
+	if (a->nbound == a->capbound) {
+		size_t cap = a->capbound ? 2 * a->capbound : 16;
+		struct pe_arg_bound *b = realloc(a->bound, cap * sizeof *b);
 
-	fputs(cmd->usage, fp);
-	if (cmd->usage_more)
-		cmd->usage_more(fp);
+		if (!b)
+			return pe_fail(err, PE_ERR_NOMEM, "out of memory");
+		a->bound = b;
+		a->capbound = cap;
+	}
+	a->bound[a->nbound].field = field;
+	a->bound[a->nbound++].slot = slot;
+	return 0;
+}
 
-	for (i = 0; i < nopts; i++) {
-		const struct pe_optdef *d = &cmd->opts[i];
-		const char *h, *nl;
+static int keep_list(struct pe_args *a, double *v, struct pe_error *err)
+{
+	double **l = realloc(a->lists, (a->nlists + 1) * sizeof *l);
 
-		if (!d->name) {
-			fprintf(fp, "\n%s\n", d->help);
+	if (!l) {
+		free(v);
+		return pe_fail(err, PE_ERR_NOMEM, "out of memory");
+	}
+	a->lists = l;
+	a->lists[a->nlists++] = v;
+	return 0;
+}
+
+static int convert(struct pe_args *a, const struct pe_optdef *d, const char *s, void *field,
+		   struct pe_error *err)
+{
+	uint64_t u;
+	int64_t i;
+	double x;
+	int k;
+
+	switch (d->type) {
+	case PE_OPT_FLAG:
+		*(int *)field = 1;
+		return 0;
+	case PE_OPT_TEXT:
+	case PE_OPT_FILE:
+		*(const char **)field = s;
+		return 0;
+	case PE_OPT_U64:
+		if (pe_opt_u64(d->name, s, d->lo, d->hi, &u, err) != 0)
+			return -1;
+		*(uint64_t *)field = u;
+		return 0;
+	case PE_OPT_I64:
+		if (pe_parse_i64(s, (int64_t)d->lo, (int64_t)d->hi, &i) != 0)
+			return pe_fail(err, PE_ERR_USAGE, "--%s must be an integer from %lld to %lld, got '%s'",
+				       d->name, (long long)(int64_t)d->lo, (long long)(int64_t)d->hi, s);
+		*(int64_t *)field = i;
+		return 0;
+	case PE_OPT_REAL:
+		if (pe_parse_double(s, &x) != 0 || (d->lo == PE_REAL_POSITIVE && !(x > 0)) ||
+		    (d->lo == PE_REAL_NONNEG && !(x >= 0)))
+			return pe_fail(err, PE_ERR_USAGE, "--%s must be a %snumber, got '%s'", d->name,
+				       d->lo == PE_REAL_POSITIVE ? "positive finite "
+				       : d->lo == PE_REAL_NONNEG ? "non-negative "
+								 : "finite ",
+				       s);
+		*(double *)field = x;
+		return 0;
+	case PE_OPT_CHOICE:
+		if (pe_opt_choice(d->name, s, d->choices, &k, err) != 0)
+			return -1;
+		*(int *)field = k;
+		return 0;
+	case PE_OPT_REALS: {
+		struct pe_reals *r = field;
+		double *v = NULL;
+		size_t n = 0;
+
+		if (pe_parse_double_list(s, d->hi ? (size_t)d->hi : (size_t)LIST_MAX, &v, &n) != 0)
+			return pe_fail(err, PE_ERR_USAGE,
+				       "--%s must be a comma-separated list of finite numbers, got '%s'",
+				       d->name, s);
+		if (keep_list(a, v, err) != 0)
+			return -1;
+		r->v = v;
+		r->n = n;
+		return 0;
+	}
+	case PE_OPT_HEADING:
+		break;
+	}
+	return 0;
+}
+
+int pe_args_bind(struct pe_args *a, const struct pe_optdef *rows, void *dest,
+		 struct pe_error *err)
+{
+	size_t i;
+
+	for (i = 0; rows[i].name || rows[i].help; i++) {
+		void *field = (char *)dest + rows[i].off;
+		long s;
+
+		if (!rows[i].name)
 			continue;
-		}
-		if (d->shortopt)
-			snprintf(left, sizeof left, "  -%c, --%s%s%s", d->shortopt, d->name,
-				 d->arg ? " " : "", d->arg ? d->arg : "");
-		else
-			snprintf(left, sizeof left, "      --%s%s%s", d->name, d->arg ? " " : "",
-				 d->arg ? d->arg : "");
-		w = strlen(left);
-		fputs(left, fp);
-		/* help text may span lines: continuation lines are indented */
-		for (h = d->help; h; h = nl ? nl + 1 : NULL) {
-			nl = strchr(h, '\n');
-			if (w >= 30) {
-				fputc('\n', fp);
-				w = 0;
-			}
-			fprintf(fp, "%*s%.*s\n", (int)(30 - w), "", nl ? (int)(nl - h) : (int)strlen(h), h);
+		s = slot_of(a, rows[i].name);
+		if (s < 0 || !a->slot[s].text || a->slot[s].hidden)
+			continue;
+		if (convert(a, &rows[i], a->slot[s].text, field, err) != 0 ||
+		    remember(a, field, (size_t)s, err) != 0)
+			return -1;
+		a->slot[s].taken++;
+	}
+	return 0;
+}
+
+const char *pe_args_given(const struct pe_args *a, const void *field)
+{
+	size_t i;
+
+	for (i = a->nbound; i-- > 0;)
+		if (a->bound[i].field == field)
+			return a->slot[a->bound[i].slot].text;
+	return NULL;
+}
+
+const char *pe_args_unbound(const struct pe_args *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->nslot; i++)
+		if (a->slot[i].text && !a->slot[i].taken && !a->slot[i].hidden)
+			return a->slot[i].row->name;
+	return NULL;
+}
+
+int pe_args_binds(const struct pe_args *a, const void *field)
+{
+	size_t i;
+
+	for (i = a->nbound; i-- > 0;)
+		if (a->bound[i].field == field)
+			return a->slot[a->bound[i].slot].taken;
+	return 0;
+}
+
+void pe_args_drop(struct pe_args *a, const void *field)
+{
+	size_t i;
+
+	for (i = 0; i < a->nbound; i++)
+		if (a->bound[i].field == field)
+			a->slot[a->bound[i].slot].hidden = 1;
+}
+
+const struct pe_optdef *pe_args_misplaced(const struct pe_args *a, const struct pe_optdef *rows,
+					  const void *dest, unsigned active)
+{
+	size_t i;
+
+	for (i = 0; rows[i].name || rows[i].help; i++)
+		if (rows[i].name && rows[i].applies && !(rows[i].applies & active) &&
+		    pe_args_given(a, (const char *)dest + rows[i].off))
+			return &rows[i];
+	return NULL;
+}
+
+void pe_args_free(struct pe_args *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->nlists; i++)
+		free(a->lists[i]);
+	free(a->lists);
+	free(a->bound);
+	free(a->slot);
+	free(a->operands);
+	memset(a, 0, sizeof *a);
+}
+
+const char *pe_opt_mask_names(unsigned mask, const char *const *names, char *buf, size_t n)
+{
+	size_t len = 0;
+	unsigned bit, left = mask;
+	int k = 0;
+
+	buf[0] = '\0';
+	for (bit = 0; left && names[bit]; bit++) {
+		if (!(left & (1u << bit)))
+			continue;
+		left &= ~(1u << bit);
+		if (len < n)
+			len += (size_t)snprintf(buf + len, n - len, "%s%s",
+						k == 0 ? "" : left ? ", " : " and ", names[bit]);
+		k++;
+	}
+	return buf;
+}
+
+static void help_row(FILE *fp, const struct pe_optdef *d)
+{
+	char left[80];
+	const char *h, *nl;
+	size_t w;
+
+	if (d->shortopt)
+		snprintf(left, sizeof left, "  -%c, --%s%s%s", d->shortopt, d->name, d->arg ? " " : "",
+			 d->arg ? d->arg : "");
+	else
+		snprintf(left, sizeof left, "      --%s%s%s", d->name, d->arg ? " " : "",
+			 d->arg ? d->arg : "");
+	w = strlen(left);
+	fputs(left, fp);
+	/* help text may span lines: continuation lines are indented */
+	for (h = d->help; h; h = nl ? nl + 1 : NULL) {
+		nl = strchr(h, '\n');
+		if (w >= 30) {
+			fputc('\n', fp);
 			w = 0;
 		}
+		fprintf(fp, "%*s%.*s\n", (int)(30 - w), "", nl ? (int)(nl - h) : (int)strlen(h), h);
+		w = 0;
 	}
+}
+
+void pe_opt_help_rows(FILE *fp, const struct pe_optdef *const *tables, size_t ntables)
+{
+	size_t t, i;
+
+	for (t = 0; t < ntables; t++)
+		for (i = 0; tables[t][i].name || tables[t][i].help; i++) {
+			if (tables[t][i].name)
+				help_row(fp, &tables[t][i]);
+			else
+				fprintf(fp, "\n%s\n", tables[t][i].help);
+		}
 }
 
 int pe_opt_u64(const char *name, const char *val, uint64_t lo, uint64_t hi, uint64_t *out,
@@ -241,31 +472,6 @@ int pe_opt_u64(const char *name, const char *val, uint64_t lo, uint64_t hi, uint
 	if (pe_parse_u64(val, lo, hi, out) != 0)
 		return pe_fail(err, PE_ERR_USAGE, "--%s must be an integer from %llu to %llu, got '%s'",
 			       name, (unsigned long long)lo, (unsigned long long)hi, val);
-	return 0;
-}
-
-int pe_opt_i64(const char *name, const char *val, int64_t lo, int64_t hi, int64_t *out,
-	       struct pe_error *err)
-{
-	if (!val)
-		return 0;
-	if (pe_parse_i64(val, lo, hi, out) != 0)
-		return pe_fail(err, PE_ERR_USAGE, "--%s must be an integer from %lld to %lld, got '%s'",
-			       name, (long long)lo, (long long)hi, val);
-	return 0;
-}
-
-int pe_opt_double(const char *name, const char *val, int positive, double *out,
-		  struct pe_error *err)
-{
-	double v;
-
-	if (!val)
-		return 0;
-	if (pe_parse_double(val, &v) != 0 || (positive && !(v > 0)))
-		return pe_fail(err, PE_ERR_USAGE, "--%s must be a %snumber, got '%s'", name,
-			       positive ? "positive finite " : "finite ", val);
-	*out = v;
 	return 0;
 }
 

@@ -4,6 +4,7 @@
 
 #include "cli/tablein.h"
 #include "core/parse.h"
+#include "io/input.h"
 #include "io/read.h"
 
 /* Keys are not copied by the meta: one static set per role. */
@@ -64,4 +65,27 @@ int pe_tablein_read(const struct pe_tablein *t, struct pe_meta *meta, enum pe_ta
 		dims[i] = (double)info.shape[i];
 	pe_meta_list(meta, k[4], dims, (size_t)info.ndim);
 	return 0;
+}
+
+int pe_tablein_list(const char *path, FILE *fp, struct pe_error *err)
+{
+	struct pe_input in;
+	struct pe_tensor_entry *list = NULL;
+	size_t n = 0, i;
+	int rc, k;
+
+	if (pe_input_open(&in, path, PE_TABLE_MAX_BYTES, err) != 0) {
+		pe_input_close(&in);
+		return -1;
+	}
+	rc = pe_table_list(in.data, in.len, in.name, &list, &n, err);
+	for (i = 0; rc == 0 && i < n; i++) {
+		fprintf(fp, "%s\t%s\t[", list[i].name[0] ? list[i].name : "(array)", list[i].dtype);
+		for (k = 0; k < list[i].ndim; k++)
+			fprintf(fp, "%s%llu", k ? "," : "", (unsigned long long)list[i].shape[k]);
+		fprintf(fp, "]\n");
+	}
+	pe_tensor_entries_free(list, n);
+	pe_input_close(&in);
+	return rc;
 }

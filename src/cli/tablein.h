@@ -7,6 +7,8 @@
 #ifndef PE_TABLEIN_H
 #define PE_TABLEIN_H
 
+#include <stdio.h>
+
 #include "core/err.h"
 #include "core/matrix.h"
 #include "core/meta.h"
@@ -34,6 +36,10 @@ enum pe_tablein_role { PE_TABLEIN_INPUT, PE_TABLEIN_BIAS, PE_TABLEIN_REL_H, PE_T
  */
 int pe_tablein_read(const struct pe_tablein *t, struct pe_meta *meta, enum pe_tablein_role role,
 		    struct pe_matrix *out, struct pe_error *err);
+
+/* Print the tensors of the npy or safetensors file at path to fp, one
+ * line each: name, dtype, [shape], tab-separated.  Returns 0 or -1. */
+int pe_tablein_list(const char *path, FILE *fp, struct pe_error *err);
 
 /* "stdin" for "-", else path: how messages name an input. */
 const char *pe_tablein_name(const char *path);

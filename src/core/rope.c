@@ -403,7 +403,7 @@ int pe_rope_init(struct pe_rope *r, const struct pe_rope_params *p, struct pe_er
 			       q->theta, q->scaling == PE_ROPE_NONE ? "" : " with this scaling", (double)fmax,
 			       (long long)(-q->offset > last ? q->offset : last),
 			       q->scaling == PE_ROPE_NONE ? "" : " or the scaling factors");
-	for (t = 0; t < 4; t++) {
+	for (t = 0; t < PE_ROPE_NTABLES; t++) {
 		r->view[t].rope = r;
 		r->view[t].table = (enum pe_rope_table)t;
 	}

@@ -63,7 +63,7 @@ enum pe_rope_scaling {
 	PE_ROPE_NONE, PE_ROPE_LINEAR, PE_ROPE_DYNAMIC, PE_ROPE_YARN, PE_ROPE_LLAMA3,
 	PE_ROPE_LONGROPE
 };
-enum pe_rope_table { PE_ROPE_COS, PE_ROPE_SIN, PE_ROPE_INV_FREQ, PE_ROPE_ANGLES };
+enum pe_rope_table { PE_ROPE_COS, PE_ROPE_SIN, PE_ROPE_INV_FREQ, PE_ROPE_ANGLES, PE_ROPE_NTABLES };
 enum pe_rope_layout { PE_ROPE_HALF, PE_ROPE_INTERLEAVED };
 enum pe_rope_precision { PE_ROPE_EXACT, PE_ROPE_FLOAT32 };
 
@@ -113,7 +113,7 @@ struct pe_rope {
 	double dynamic_theta;		/* dynamic: the rescaled base */
 	double yarn_low, yarn_high;	/* yarn: the correction range used */
 	int use_long;			/* longrope: long factors chosen */
-	struct pe_rope_view view[4];
+	struct pe_rope_view view[PE_ROPE_NTABLES];
 };
 
 /* Defaults: theta 10000, no scaling, half layout, exact, beta 32/1,

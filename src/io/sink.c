@@ -1,6 +1,7 @@
 #include "io/sink.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -59,7 +60,15 @@ const char *pe_format_name(enum pe_format f)
 
 const char *pe_format_list(void)
 {
-	return "csv|json|raw|npy|safetensors|png";
+	static char list[128];
+	size_t n = 0;
+	int i;
+
+	if (!list[0])
+		for (i = 0; i < PE_FMT_COUNT; i++)
+			n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", i ? "|" : "",
+					      formats[i].name);
+	return list;
 }
 
 int pe_format_is_binary(enum pe_format f)

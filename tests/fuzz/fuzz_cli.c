@@ -1,7 +1,7 @@
 /*
  * fuzz_cli - the whole CLI in-process.  The input split at NUL bytes is an
  * argv after "posenc"; the command it names runs as main would run it
- * (help, or pe_commands[i].run).  Library and command code never exit, so
+ * (help, or the command's run).  Library and command code never exit, so
  * one process runs every input; an exit() is itself a finding (libFuzzer
  * reports "fuzz target exited", driver.c fails).
  *
@@ -239,18 +239,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 	}
 	argv[argc] = NULL;
-	for (i = 0; i < pe_ncommands; i++)
-		if (argc > 1 && strcmp(argv[1], pe_commands[i].name) == 0)
-			cmd = &pe_commands[i];
+	if (argc > 1)
+		cmd = pe_command_by_name(argv[1]);
 	if (!cmd)
 		goto out;
 	if (touches_in)
 		put_inputs();	/* a previous run may have written over one */
 	if (pe_opt_wants_help(argc - 1, argv + 1)) {
-		pe_opt_help(stdout, cmd);
+		pe_command_help(stdout, cmd);
 		rc = 0;
 	} else {
-		rc = cmd->run(argc - 1, argv + 1);
+		rc = cmd->run(cmd, argc - 1, argv + 1);
 	}
 	if (verbose) {
 		/* PE_FUZZ_VERBOSE=1: each run's argv and status on fd 2, to check seeds */
