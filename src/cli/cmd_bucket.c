@@ -13,6 +13,7 @@
 #include "cli/commands.h"
 #include "cli/emit.h"
 #include "cli/msg.h"
+#include "cli/param.h"
 #include "cli/tablein.h"
 #include "core/bucket.h"
 #include "core/parse.h"
@@ -255,6 +256,7 @@ static int bucket(const struct pe_command *cmd, int argc, char **argv)
 	rc = PE_EXIT_OK;
 	goto done;
 fail:
+	pe_param_explain(&err, &j.args, NULL);
 	rc = pe_msg_report("bucket", &err);
 done:
 	pe_bucket_free(&bk);

@@ -10,6 +10,7 @@
 #include "cli/emit.h"
 #include "cli/gen.h"
 #include "cli/msg.h"
+#include "cli/param.h"
 
 struct generate_opts {
 	const char *preset;
@@ -85,6 +86,7 @@ static int generate(const struct pe_command *cmd, int argc, char **argv)
 	rc = PE_EXIT_OK;
 	goto done;
 fail:
+	pe_param_explain(&err, &a, NULL);
 	rc = pe_msg_report("generate", &err);
 done:
 	pe_gen_free(&g);

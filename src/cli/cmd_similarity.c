@@ -16,6 +16,7 @@
 #include "cli/emit.h"
 #include "cli/gen.h"
 #include "cli/msg.h"
+#include "cli/param.h"
 #include "cli/tablein.h"
 #include "core/parse.h"
 #include "core/pipeline.h"
@@ -377,6 +378,7 @@ static int similarity(const struct pe_command *cmd, int argc, char **argv)
 	rc = PE_EXIT_OK;
 	goto done;
 fail:
+	pe_param_explain(&err, &j.args, NULL);
 	rc = pe_msg_report("similarity", &err);
 done:
 	pe_similarity_free(&s);

@@ -14,6 +14,7 @@
 #include "cli/commands.h"
 #include "cli/emit.h"
 #include "cli/msg.h"
+#include "cli/param.h"
 #include "cli/tablein.h"
 #include "core/parse.h"
 #include "core/skew.h"
@@ -333,6 +334,7 @@ static int skew(const struct pe_command *cmd, int argc, char **argv)
 	rc = PE_EXIT_OK;
 	goto done;
 fail:
+	pe_param_explain(&err, &j.args, NULL);
 	rc = pe_msg_report("skew", &err);
 done:
 	pe_matrix_free(&j.in);

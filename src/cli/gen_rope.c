@@ -11,6 +11,7 @@
 
 #include "cli/gen.h"
 #include "cli/msg.h"
+#include "cli/param.h"
 #include "core/rope.h"
 #include "io/hfconfig.h"
 
@@ -129,6 +130,11 @@ static void apply_config(const struct pe_hfconfig *c, struct pe_rope_params *p)
 	p->nshort = c->nshort;
 	p->long_factor = c->long_factor;
 	p->nlong = c->nlong;
+}
+
+static const char *config_key(const void *cfg, const char *param)
+{
+	return pe_hfconfig_key(cfg, param);
 }
 
 /* every explicit option replaces the value it names */
@@ -319,8 +325,13 @@ static int build(struct pe_gen *g, void *opts, struct pe_error *err)
 		return pe_fail(err, PE_ERR_USAGE, "--%s applies to --scaling %s only", w->name,
 			       pe_opt_mask_names(w->applies, pe_rope_scaling_names, which,
 						 sizeof which));
-	if (pe_rope_init(&st->rope, &p, err) != 0)
+	if (pe_rope_init(&st->rope, &p, err) != 0) {
+		/* core names parameters: the file's keys, or the options */
+		struct pe_param_file file = { cfgpath, config_key, &st->cfg };
+
+		pe_param_explain(err, g->args, &file);
 		return -1;
+	}
 	if (cfgpath && st->cfg.partial_default && !pe_gen_given(g, &o->rotary_dim) &&
 	    !pe_gen_given(g, &o->partial_rotary_factor))
 		pe_msg_warn("%s: gpt_neox config without rotary_pct: using transformers' default 0.25 (rotary width %llu)",

@@ -1,5 +1,7 @@
 #include "cli/msg.h"
 
+#include "cli/param.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -24,8 +26,13 @@ static void put_text(const char *s)
 	}
 }
 
-int pe_msg_report(const char *cmd, const struct pe_error *err)
+int pe_msg_report(const char *cmd, const struct pe_error *given)
 {
+	struct pe_error named = *given;
+	const struct pe_error *err = &named;
+
+	/* a parameter error no command has explained: its options' words */
+	pe_param_explain(&named, NULL, NULL);
 	if (err->code == PE_OK)
 		return PE_EXIT_OK;
 	if (err->code == PE_ERR_PIPE) {

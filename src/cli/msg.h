@@ -16,7 +16,8 @@ enum { PE_EXIT_OK = 0, PE_EXIT_FAIL = 1, PE_EXIT_USAGE = 2 };
 
 /* Print err for command cmd (NULL: none) and return the exit status it
  * calls for.  PE_ERR_PIPE (the reader went away) prints nothing and
- * returns 0. */
+ * returns 0.  A PE_ERR_PARAM error the command has not explained
+ * (cli/param.h) names its parameters as options and is a usage error. */
 int pe_msg_report(const char *cmd, const struct pe_error *err);
 
 /* Has a closed pipe (EPIPE) ended the output?  Then the final flush of

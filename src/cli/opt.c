@@ -393,6 +393,20 @@ const struct pe_optdef *pe_args_misplaced(const struct pe_args *a, const struct 
 	return NULL;
 }
 
+const char *pe_args_option_of(const struct pe_args *a, const char *param, int *given)
+{
+	char buf[64];
+	size_t i;
+
+	for (i = 0; i < a->nslot; i++)
+		if (strcmp(pe_opt_param(a->slot[i].row, buf, sizeof buf), param) == 0) {
+			*given = a->slot[i].text != NULL && !a->slot[i].hidden;
+			return a->slot[i].row->name;
+		}
+	*given = 0;
+	return NULL;
+}
+
 void pe_args_free(struct pe_args *a)
 {
 	size_t i;

@@ -144,6 +144,10 @@ void pe_args_drop(struct pe_args *a, const void *field);
 const struct pe_optdef *pe_args_misplaced(const struct pe_args *a, const struct pe_optdef *rows,
 					  const void *dest, unsigned active);
 
+/* The option whose row sets parameter param (see pe_opt_param), and in
+ * *given whether it was given; NULL when no table has one. */
+const char *pe_args_option_of(const struct pe_args *a, const char *param, int *given);
+
 void pe_args_free(struct pe_args *a);
 
 /* Does argv (before any "--") ask for help (-h or --help)? */

@@ -36,14 +36,14 @@ int pe_alibi_init(struct pe_alibi *a, const struct pe_alibi_params *p, struct pe
 	memset(a, 0, sizeof *a);
 	a->p = *p;
 	if (p->heads == 0 || p->heads > PE_MAX_COLS)
-		return pe_fail(err, PE_ERR_USAGE, "--heads must be an integer from 1 to %llu",
+		return pe_fail(err, PE_ERR_PARAM, "{heads} must be an integer from 1 to %llu",
 			       (unsigned long long)PE_MAX_COLS);
 	if (p->positions == 0)
-		return pe_fail(err, PE_ERR_USAGE, "--positions must be positive");
+		return pe_fail(err, PE_ERR_PARAM, "{positions} must be positive");
 	if (!(p->bias_max > 0) || !isfinite(p->bias_max))
-		return pe_fail(err, PE_ERR_USAGE, "--alibi-bias-max must be a positive number");
+		return pe_fail(err, PE_ERR_PARAM, "{alibi_bias_max} must be a positive number");
 	if (p->head >= 0 && (uint64_t)p->head >= p->heads)
-		return pe_fail(err, PE_ERR_USAGE, "--head %lld is out of range for %llu heads (0 to %llu)",
+		return pe_fail(err, PE_ERR_PARAM, "{head} %lld is out of range for %llu heads (0 to %llu)",
 			       (long long)p->head, (unsigned long long)p->heads,
 			       (unsigned long long)(p->heads - 1));
 	a->slope = malloc(p->heads * sizeof *a->slope);
@@ -69,15 +69,15 @@ int pe_alibi_tensor(const struct pe_alibi *a, struct pe_tensor *t, struct pe_err
 		return pe_tensor_init(t, "alibi_slopes", PE_F32, pe_alibi_fill, a, 1, 1, shape, err);
 	}
 	if (a->p.positions > PE_MAX_COLS)
-		return pe_fail(err, PE_ERR_USAGE,
-			       "an ALiBi bias has N columns: --positions must be at most %llu, got %llu",
+		return pe_fail(err, PE_ERR_PARAM,
+			       "an ALiBi bias has N columns: {positions} must be at most %llu, got %llu",
 			       (unsigned long long)PE_MAX_COLS, (unsigned long long)a->p.positions);
 	if (a->p.head >= 0) {
 		shape[0] = shape[1] = a->p.positions;
 		return pe_tensor_init(t, "alibi_bias", PE_F32, pe_alibi_fill, a, 1, 2, shape, err);
 	}
 	if (a->p.heads > PE_MAX_ELEMS / a->p.positions / a->p.positions)
-		return pe_fail(err, PE_ERR_USAGE, "a bias of %llu x %llu x %llu values is too large",
+		return pe_fail(err, PE_ERR_PARAM, "a bias of %llu x %llu x %llu values is too large",
 			       (unsigned long long)a->p.heads, (unsigned long long)a->p.positions,
 			       (unsigned long long)a->p.positions);
 	shape[0] = a->p.heads;

@@ -53,7 +53,7 @@ void pe_alibi_defaults(struct pe_alibi_params *p);
 /* Slope k (0-based) of H heads with maximum B, in long double. */
 long double pe_alibi_slope(uint64_t heads, double bias_max, uint64_t k);
 
-/* Validate and compute the slopes; PE_ERR_USAGE for bad parameters. */
+/* Validate and compute the slopes; PE_ERR_PARAM for bad parameters. */
 int pe_alibi_init(struct pe_alibi *a, const struct pe_alibi_params *p, struct pe_error *err);
 void pe_alibi_free(struct pe_alibi *a);
 

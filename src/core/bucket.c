@@ -40,37 +40,37 @@ int pe_bucket_check(const struct pe_bucket_params *p, struct pe_error *err)
 	switch (p->scheme) {
 	case PE_BUCKET_T5:
 		if (p->num_buckets < 2 || p->num_buckets > PE_BUCKET_MAX_BUCKETS)
-			return pe_fail(err, PE_ERR_USAGE, "--num-buckets must be 2..%lld, got %lld",
+			return pe_fail(err, PE_ERR_PARAM, "{num_buckets} must be 2..%lld, got %lld",
 				       (long long)PE_BUCKET_MAX_BUCKETS, (long long)p->num_buckets);
 		if (p->bidirectional && (p->num_buckets % 2 != 0 || p->num_buckets < 4))
-			return pe_fail(err, PE_ERR_USAGE,
-				       "--num-buckets must be even and at least 4 when bidirectional (half the buckets for each direction), got %lld",
+			return pe_fail(err, PE_ERR_PARAM,
+				       "{num_buckets} must be even and at least 4 when bidirectional (half the buckets for each direction), got %lld",
 				       (long long)p->num_buckets);
 		nb = t5_half(p);
 		me = nb / 2;
 		if (p->max_distance <= me || p->max_distance > PE_BUCKET_MAX_DISTANCE)
-			return pe_fail(err, PE_ERR_USAGE,
-				       "--max-distance must exceed max_exact = %lld (%s--num-buckets %lld / %d: the distances that get a bucket each) and be at most 2^53, got %lld",
+			return pe_fail(err, PE_ERR_PARAM,
+				       "{max_distance} must exceed max_exact = %lld (%s{num_buckets} %lld / %d: the distances that get a bucket each) and be at most 2^53, got %lld",
 				       (long long)me, p->bidirectional ? "bidirectional " : "causal ",
 				       (long long)p->num_buckets, p->bidirectional ? 4 : 2,
 				       (long long)p->max_distance);
 		return 0;
 	case PE_BUCKET_DEBERTA:
 		if (p->bucket_size < 2 || p->bucket_size > PE_BUCKET_MAX_BUCKETS)
-			return pe_fail(err, PE_ERR_USAGE, "--bucket-size must be 2..%lld, got %lld",
+			return pe_fail(err, PE_ERR_PARAM, "{bucket_size} must be 2..%lld, got %lld",
 				       (long long)PE_BUCKET_MAX_BUCKETS, (long long)p->bucket_size);
 		if (p->max_position - 1 <= p->bucket_size / 2 || p->max_position > PE_BUCKET_MAX_DISTANCE)
-			return pe_fail(err, PE_ERR_USAGE,
-				       "--max-position must exceed --bucket-size / 2 + 1 = %lld (the log buckets span mid .. max-position - 1) and be at most 2^53, got %lld",
+			return pe_fail(err, PE_ERR_PARAM,
+				       "{max_position} must exceed {bucket_size} / 2 + 1 = %lld (the log buckets span mid .. max-position - 1) and be at most 2^53, got %lld",
 				       (long long)(p->bucket_size / 2 + 1), (long long)p->max_position);
 		return 0;
 	case PE_BUCKET_SWIN:
 		if (p->wh < 1 || p->ww < 1 || p->wh > PE_BUCKET_MAX_WINDOW || p->ww > PE_BUCKET_MAX_WINDOW)
-			return pe_fail(err, PE_ERR_USAGE, "--window must be HxW with H and W in 1..%d, got %lldx%lld",
+			return pe_fail(err, PE_ERR_PARAM, "{window} must be HxW with H and W in 1..%d, got %lldx%lld",
 				       PE_BUCKET_MAX_WINDOW, (long long)p->wh, (long long)p->ww);
 		return 0;
 	}
-	return pe_fail(err, PE_ERR_USAGE, "unknown bucket scheme");
+	return pe_fail(err, PE_ERR_PARAM, "unknown bucket scheme");
 }
 
 /* The float32 logarithm, correctly rounded (double log, one rounding). */
@@ -197,8 +197,8 @@ static int fill_lut(struct pe_bucket *b, int64_t first, uint64_t len, int grid,
 		d = first + (int64_t)k;
 		v = id_of(&b->p, grid && b->p.scheme == PE_BUCKET_DEBERTA ? -d : d);
 		if (v > INT32_MAX || v < -INT32_MAX)
-			return pe_fail(err, PE_ERR_USAGE,
-				       "distance %lld gets bucket %lld, beyond int32: --max-position is too close to --bucket-size / 2",
+			return pe_fail(err, PE_ERR_PARAM,
+				       "distance %lld gets bucket %lld, beyond int32: {max_position} is too close to {bucket_size} / 2",
 				       (long long)d, (long long)v);
 		b->lut[k] = (int32_t)v;
 	}
@@ -288,9 +288,9 @@ static int setup(struct pe_bucket *b, const struct pe_bucket_params *p, uint64_t
 		return -1;
 	if (distances) {
 		if (p->scheme == PE_BUCKET_SWIN)
-			return pe_fail(err, PE_ERR_USAGE, "swin ids depend on two offsets, not one distance: use --window");
+			return pe_fail(err, PE_ERR_PARAM, "swin ids depend on two offsets, not one distance: use {window}");
 		if (a >= e || a < -(int64_t)INT32_MAX || e > (int64_t)INT32_MAX)
-			return pe_fail(err, PE_ERR_USAGE, "distances A:B need A < B within +-%d",
+			return pe_fail(err, PE_ERR_PARAM, "distances A:B need A < B within +-%d",
 				       INT32_MAX);
 		b->n = (uint64_t)(e - a);
 		b->first = a;
@@ -298,7 +298,7 @@ static int setup(struct pe_bucket *b, const struct pe_bucket_params *p, uint64_t
 	}
 	b->n = grid_side(p, n);
 	if (b->n < 1 || b->n > PE_MAX_COLS)
-		return pe_fail(err, PE_ERR_USAGE, "-n must be 1..%llu, got %llu",
+		return pe_fail(err, PE_ERR_PARAM, "{positions} must be 1..%llu, got %llu",
 			       (unsigned long long)PE_MAX_COLS, (unsigned long long)b->n);
 	if (p->scheme == PE_BUCKET_SWIN)
 		return 0;
@@ -346,7 +346,7 @@ int pe_bucket_bias(struct pe_bucket *b, const struct pe_bucket_params *p, uint64
 			       (unsigned long long)rows, (unsigned long long)heads,
 			       heads == need ? " (transposed? the reference stores buckets x heads)" : "");
 	if (head >= 0 && (uint64_t)head >= heads)
-		return pe_fail(err, PE_ERR_USAGE, "--head must be below the table's %llu heads, got %lld",
+		return pe_fail(err, PE_ERR_PARAM, "{head} must be below the table's %llu heads, got %lld",
 			       (unsigned long long)heads, (long long)head);
 	b->heads = heads;
 	b->head = head;

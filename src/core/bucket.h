@@ -67,7 +67,7 @@ void pe_bucket_defaults(struct pe_bucket_params *p, enum pe_bucket_scheme scheme
  * Check p's parameters for its scheme: t5 needs max_exact >= 1 (num_buckets
  * >= 2, and even and >= 4 when bidirectional) and max_distance > max_exact;
  * deberta bucket_size >= 2 and max_position - 1 > bucket_size / 2; swin a
- * window of 1..PE_BUCKET_MAX_WINDOW each way.  PE_ERR_USAGE with a message
+ * window of 1..PE_BUCKET_MAX_WINDOW each way.  PE_ERR_PARAM with a message
  * naming what is needed (in option words: --num-buckets ...).  0 or -1.
  */
 int pe_bucket_check(const struct pe_bucket_params *p, struct pe_error *err);
@@ -138,7 +138,7 @@ int pe_bucket_distances(struct pe_bucket *b, const struct pe_bucket_params *p, i
  * L x L grid (distances 0: as pe_bucket_ids) or of distances [a, e)
  * (distances 1; n ignored).  The table must have pe_bucket_table_rows()
  * rows: else PE_ERR_DATA naming the shape needed.  head -1 for all heads,
- * else 0 <= head < heads (PE_ERR_USAGE).  0 or -1.
+ * else 0 <= head < heads (PE_ERR_PARAM).  0 or -1.
  */
 int pe_bucket_bias(struct pe_bucket *b, const struct pe_bucket_params *p, uint64_t n,
 		   int distances, int64_t a, int64_t e, const float *table, uint64_t rows,

@@ -4,14 +4,21 @@
  * core/ and io/ never print and never exit: a failing function fills a
  * struct pe_error (a code and one line of text, without the "posenc: CMD: "
  * prefix) and returns -1.  Only cli/ turns it into a message and an exit
- * status (see cli/msg.h).
+ * status (see cli/msg.h).  core/ and io/ speak of parameters, never of
+ * options: "{theta} must be a positive number", which cli renders as
+ * "--theta ..." or "config.json: rope_theta ..." by where the value came
+ * from.
  */
 #ifndef PE_ERR_H
 #define PE_ERR_H
 
 enum pe_err {
 	PE_OK = 0,
-	PE_ERR_USAGE,	/* inconsistent or malformed options: exit 2 */
+	PE_ERR_USAGE,	/* inconsistent or malformed options (cli only): exit 2 */
+	PE_ERR_PARAM,	/* a parameter's value is wrong: the message names each
+			 * parameter as {name} (core's word, e.g. {theta}); cli
+			 * names it as the user gave it (an option, a config.json
+			 * key) and chooses the exit status (cli/param.h) */
 	PE_ERR_DATA,	/* bad input data or a result that cannot be written: exit 1 */
 	PE_ERR_IO,	/* a read or write failed: exit 1 */
 	PE_ERR_NOMEM,	/* allocation failed: exit 1 */

@@ -68,15 +68,15 @@ int pe_grid2d_init(struct pe_grid2d *g, const struct pe_grid2d_params *p, struct
 	memset(g, 0, sizeof *g);
 	g->p = *p;
 	if (p->dim == 0 || p->dim % 4 != 0)
-		return pe_fail(err, PE_ERR_USAGE,
-			       "--preset %s needs --dim divisible by 4 (a [sin|cos] pair per axis), got %llu",
+		return pe_fail(err, PE_ERR_PARAM,
+			       "{preset} %s needs {dim} divisible by 4 (a [sin|cos] pair per axis), got %llu",
 			       p->preset == PE_GRID2D_MAE ? "mae" : "timm", (unsigned long long)p->dim);
 	if (p->height == 0 || p->width == 0)
-		return pe_fail(err, PE_ERR_USAGE, "the grid must have positive sides");
+		return pe_fail(err, PE_ERR_PARAM, "the grid must have positive sides");
 	if (!(p->base > 0) || !isfinite(p->base))
-		return pe_fail(err, PE_ERR_USAGE, "--base must be a positive number");
+		return pe_fail(err, PE_ERR_PARAM, "{base} must be a positive number");
 	if (p->height > ((uint64_t)1 << 26) || p->width > ((uint64_t)1 << 26))
-		return pe_fail(err, PE_ERR_USAGE, "the grid sides must be at most 2^26");
+		return pe_fail(err, PE_ERR_PARAM, "the grid sides must be at most 2^26");
 	g->rows = p->height * p->width + (p->cls_token ? 1 : 0);
 	g->nfreq = (size_t)(p->dim / 4);
 	g->freq = malloc(g->nfreq * sizeof *g->freq);
@@ -98,8 +98,8 @@ int pe_grid2d_init(struct pe_grid2d *g, const struct pe_grid2d_params *p, struct
 			fmax = g->freq[k].f;
 	}
 	if (!(pe_angle_max(fmax, 0, (int64_t)big - 1) <= PE_ANGLE_MAX))
-		return pe_fail(err, PE_ERR_USAGE,
-			       "--base %g gives frequencies up to %.3g and angles beyond 2^53 (where they are no longer exact): raise --base or shrink the grid",
+		return pe_fail(err, PE_ERR_PARAM,
+			       "{base} %g gives frequencies up to %.3g and angles beyond 2^53 (where they are no longer exact): raise {base} or shrink the grid",
 			       p->base, (double)fmax);
 	if (axis_table(g, big) != 0)
 		return pe_fail(err, PE_ERR_NOMEM, "out of memory");

@@ -51,7 +51,7 @@ void pe_grid2d_defaults(struct pe_grid2d_params *p);
 /* Frequency k of an initialised grid, base^(-k / (D/4)) rounded to double. */
 double pe_grid2d_freq(const struct pe_grid2d *g, size_t k);
 
-/* Validate and prepare; PE_ERR_USAGE for bad parameters (D not divisible
+/* Validate and prepare; PE_ERR_PARAM for bad parameters (D not divisible
  * by 4 says so). */
 int pe_grid2d_init(struct pe_grid2d *g, const struct pe_grid2d_params *p, struct pe_error *err);
 void pe_grid2d_free(struct pe_grid2d *g);

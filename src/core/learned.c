@@ -84,26 +84,26 @@ int pe_learned_init(struct pe_learned *l, struct pe_error *err)
 	double most;
 
 	if (l->positions == 0 || l->dim == 0)
-		return pe_fail(err, PE_ERR_USAGE, "positions and dim must be positive");
+		return pe_fail(err, PE_ERR_PARAM, "positions and dim must be positive");
 	if (!(l->std > 0) || !isfinite(l->std))
-		return pe_fail(err, PE_ERR_USAGE, "--std must be a positive number");
+		return pe_fail(err, PE_ERR_PARAM, "{std} must be a positive number");
 	/* Refused rather than written as inf, or as zeros and subnormals that
 	 * carry none of the distribution. */
 	most = (double)FLT_MAX / learned_max_draw(l->init);
 	if (l->std > most)
-		return pe_fail(err, PE_ERR_USAGE,
-			       "--std %g would overflow float32 (inf values): at most %.4g with --init %s",
+		return pe_fail(err, PE_ERR_PARAM,
+			       "{std} %g would overflow float32 (inf values): at most %.4g with {init} %s",
 			       l->std, digits4(most, floor), pe_init_name(l->init));
 	if (l->std < (double)FLT_MIN)
-		return pe_fail(err, PE_ERR_USAGE,
-			       "--std %g is below float32's normal range: values would be zeros and subnormals (at least %.4g)",
+		return pe_fail(err, PE_ERR_PARAM,
+			       "{std} %g is below float32's normal range: values would be zeros and subnormals (at least %.4g)",
 			       l->std, digits4((double)FLT_MIN, ceil));
 	if (l->dim > UINT32_MAX)
-		return pe_fail(err, PE_ERR_USAGE, "--dim too large");
+		return pe_fail(err, PE_ERR_PARAM, "{dim} too large");
 	l->rows = l->positions;
 	if (l->padding_idx >= 0) {
 		if ((uint64_t)l->padding_idx > UINT64_MAX / 2 - l->positions)
-			return pe_fail(err, PE_ERR_USAGE, "table too large to address");
+			return pe_fail(err, PE_ERR_PARAM, "table too large to address");
 		l->rows = l->positions + (uint64_t)l->padding_idx + 1;
 	}
 	return 0;

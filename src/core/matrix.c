@@ -37,9 +37,9 @@ int pe_matrix_select(const struct pe_matrix *m, uint64_t begin, uint64_t end, ui
 {
 	memset(out, 0, sizeof *out);
 	if (stride == 0)
-		return pe_fail(err, PE_ERR_USAGE, "a row stride must be at least 1");
+		return pe_fail(err, PE_ERR_PARAM, "a row stride must be at least 1");
 	if (!(begin < end && end <= m->rows))
-		return pe_fail(err, PE_ERR_USAGE,
+		return pe_fail(err, PE_ERR_PARAM,
 			       "rows %llu:%llu are not inside the table's %llu rows",
 			       (unsigned long long)begin, (unsigned long long)end,
 			       (unsigned long long)m->rows);

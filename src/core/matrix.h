@@ -40,7 +40,7 @@ struct pe_matrix_view {
 };
 
 /* The view of rows [begin, end) taken every stride-th row: needs
- * begin < end <= m->rows and stride >= 1 (PE_ERR_USAGE otherwise, in the
+ * begin < end <= m->rows and stride >= 1 (PE_ERR_PARAM otherwise, in the
  * matrix's words, without option names). */
 int pe_matrix_select(const struct pe_matrix *m, uint64_t begin, uint64_t end, uint64_t stride,
 		     struct pe_matrix_view *out, struct pe_error *err);

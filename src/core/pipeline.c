@@ -131,7 +131,7 @@ int pe_rowsel_apply(struct pe_tensor *t, const struct pe_rowsel *sel,
 	if (!sel || !sel->active)
 		return 0;
 	if (sel->begin >= sel->end || sel->end > t->rows)
-		return pe_fail(err, PE_ERR_USAGE,
+		return pe_fail(err, PE_ERR_PARAM,
 			       "rows %llu:%llu are outside the %llu rows of '%s' (need A < B <= %llu)",
 			       (unsigned long long)sel->begin, (unsigned long long)sel->end,
 			       (unsigned long long)t->rows, t->name,
@@ -436,9 +436,9 @@ int pe_pump(const struct pe_tensor *tin, size_t nt, const struct pe_rowsel *sel,
 
 	memset(slot, 0, sizeof slot);
 	if (nt == 0)
-		return pe_fail(err, PE_ERR_USAGE, "nothing to write");
+		return pe_fail(err, PE_ERR_PARAM, "nothing to write");
 	if (nth > PE_MAX_THREADS)
-		return pe_fail(err, PE_ERR_USAGE, "at most %d threads, got %d", PE_MAX_THREADS, nth);
+		return pe_fail(err, PE_ERR_PARAM, "at most %d threads, got %d", PE_MAX_THREADS, nth);
 	t = calloc(nt, sizeof *t);
 	off = calloc(nt, sizeof *off);
 	if (!t || !off) {

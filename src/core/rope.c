@@ -94,68 +94,80 @@ static int check_params(const struct pe_rope_params *p, struct pe_error *err)
 	enum pe_rope_scaling s = p->scaling;
 
 	if (p->positions == 0)
-		return pe_fail(err, PE_ERR_USAGE, "--positions must be positive");
+		return pe_fail(err, PE_ERR_PARAM, "{positions} must be positive");
 	if (p->rotary_dim < 2 || p->rotary_dim % 2 || p->rotary_dim > PE_MAX_COLS)
-		return pe_fail(err, PE_ERR_USAGE,
+		return pe_fail(err, PE_ERR_PARAM,
 			       "the rotary width must be an even integer from 2 to %llu, got %llu",
 			       (unsigned long long)PE_MAX_COLS, (unsigned long long)p->rotary_dim);
 	if (!positive(p->theta))
-		return pe_fail(err, PE_ERR_USAGE, "--theta must be a positive number");
+		return pe_fail(err, PE_ERR_PARAM, "{theta} must be a positive number, got %g", p->theta);
 	if (p->offset < -((int64_t)1 << 53) || p->offset > ((int64_t)1 << 53) ||
 	    (uint64_t)(((int64_t)1 << 53) - p->offset) < p->positions - 1)
-		return pe_fail(err, PE_ERR_USAGE, "positions must stay within +-2^53");
+		return pe_fail(err, PE_ERR_PARAM,
+			       "the positions ({offset} %lld and {positions} %llu of them) must stay within +-2^53",
+			       (long long)p->offset, (unsigned long long)p->positions);
 	if (!isnan(p->attention_factor) && !positive(p->attention_factor))
-		return pe_fail(err, PE_ERR_USAGE, "--attention-factor must be a positive number");
+		return pe_fail(err, PE_ERR_PARAM, "{attention_factor} must be a positive number, got %g",
+			       p->attention_factor);
 	if ((s == PE_ROPE_LINEAR || s == PE_ROPE_DYNAMIC || s == PE_ROPE_YARN ||
 	     s == PE_ROPE_LLAMA3) && !positive(p->factor))
-		return pe_fail(err, PE_ERR_USAGE, "--scaling %s needs --factor (a positive number)",
-			       pe_rope_scaling_names[s]);
+		return pe_fail(err, PE_ERR_PARAM, "%s scaling needs {factor} (a positive number), got %g",
+			       pe_rope_scaling_names[s], p->factor);
 	if (s == PE_ROPE_LONGROPE && p->factor != 0 && !positive(p->factor))
-		return pe_fail(err, PE_ERR_USAGE, "--factor must be a positive number");
+		return pe_fail(err, PE_ERR_PARAM, "{factor} must be a positive number, got %g", p->factor);
 	if (s != PE_ROPE_NONE && s != PE_ROPE_LINEAR && p->original_max == 0)
-		return pe_fail(err, PE_ERR_USAGE, "--scaling %s needs --original-max-positions",
+		return pe_fail(err, PE_ERR_PARAM, "%s scaling needs {original_max_positions}",
 			       pe_rope_scaling_names[s]);
 	if (s == PE_ROPE_DYNAMIC && p->rotary_dim < 4)
-		return pe_fail(err, PE_ERR_USAGE,
-			       "--scaling dynamic needs a rotary width of 4 or more (it raises to R/(R-2)), got %llu",
+		return pe_fail(err, PE_ERR_PARAM,
+			       "dynamic scaling needs a rotary width of 4 or more (it raises to R/(R-2)), got %llu",
 			       (unsigned long long)p->rotary_dim);
 	if (s == PE_ROPE_YARN) {
 		if (!(p->theta > 1))
-			return pe_fail(err, PE_ERR_USAGE,
-				       "--scaling yarn needs --theta greater than 1 (it divides by ln theta)");
+			return pe_fail(err, PE_ERR_PARAM,
+				       "yarn scaling needs {theta} greater than 1 (it divides by ln theta), got %g",
+				       p->theta);
 		if (!positive(p->beta_fast) || !positive(p->beta_slow))
-			return pe_fail(err, PE_ERR_USAGE,
-				       "--beta-fast and --beta-slow must be positive numbers");
+			return pe_fail(err, PE_ERR_PARAM, "{%s} must be a positive number, got %g",
+				       positive(p->beta_fast) ? "beta_slow" : "beta_fast",
+				       positive(p->beta_fast) ? p->beta_slow : p->beta_fast);
 		if (!(p->mscale >= 0) || !isfinite(p->mscale) || !(p->mscale_all_dim >= 0) ||
 		    !isfinite(p->mscale_all_dim))
-			return pe_fail(err, PE_ERR_USAGE,
-				       "--mscale and --mscale-all-dim must be non-negative numbers");
+			return pe_fail(err, PE_ERR_PARAM, "{%s} must be a non-negative number, got %g",
+				       p->mscale >= 0 && isfinite(p->mscale) ? "mscale_all_dim" : "mscale",
+				       p->mscale >= 0 && isfinite(p->mscale) ? p->mscale_all_dim : p->mscale);
 	}
-	if (s == PE_ROPE_LLAMA3 &&
-	    (!positive(p->low_freq_factor) || !positive(p->high_freq_factor) ||
-	     !(p->high_freq_factor > p->low_freq_factor)))
-		return pe_fail(err, PE_ERR_USAGE,
-			       "--low-freq-factor and --high-freq-factor must be positive with low < high, got %g and %g",
-			       p->low_freq_factor, p->high_freq_factor);
+	if (s == PE_ROPE_LLAMA3) {
+		if (!positive(p->low_freq_factor) || !positive(p->high_freq_factor))
+			return pe_fail(err, PE_ERR_PARAM, "{%s} must be a positive number, got %g",
+				       positive(p->low_freq_factor) ? "high_freq_factor" : "low_freq_factor",
+				       positive(p->low_freq_factor) ? p->high_freq_factor
+								    : p->low_freq_factor);
+		if (!(p->high_freq_factor > p->low_freq_factor))
+			return pe_fail(err, PE_ERR_PARAM,
+				       "{low_freq_factor} (%g) must be below {high_freq_factor} (%g): llama3 divides by their difference",
+				       p->low_freq_factor, p->high_freq_factor);
+	}
 	if (s == PE_ROPE_LONGROPE) {
 		size_t need = (size_t)(p->rotary_dim / 2), k;
 
 		if (!p->short_factor || !p->long_factor)
-			return pe_fail(err, PE_ERR_USAGE,
-				       "--scaling longrope needs --short-factor and --long-factor");
+			return pe_fail(err, PE_ERR_PARAM, "longrope scaling needs {%s}",
+				       p->short_factor ? "long_factor" : "short_factor");
 		if (p->nshort != need || p->nlong != need)
-			return pe_fail(err, PE_ERR_USAGE,
-				       "--%s-factor has %zu values; rotary width %llu needs %zu (one per frequency)",
+			return pe_fail(err, PE_ERR_PARAM,
+				       "{%s_factor} has %zu values, rotary width %llu needs %zu",
 				       p->nshort != need ? "short" : "long",
 				       p->nshort != need ? p->nshort : p->nlong,
 				       (unsigned long long)p->rotary_dim, need);
 		for (k = 0; k < need; k++)
 			if (!positive(p->short_factor[k]) || !positive(p->long_factor[k]))
-				return pe_fail(err, PE_ERR_USAGE,
-					       "--short-factor and --long-factor values must be positive");
+				return pe_fail(err, PE_ERR_PARAM,
+					       "{%s} must be a list of positive numbers (item %zu)",
+					       positive(p->short_factor[k]) ? "long_factor" : "short_factor", k);
 		if (p->factor == 0 && isnan(p->attention_factor))
-			return pe_fail(err, PE_ERR_USAGE,
-				       "--scaling longrope needs --factor (or --attention-factor) for its attention factor");
+			return pe_fail(err, PE_ERR_PARAM,
+				       "longrope scaling needs {factor} (or {attention_factor}) for its attention factor");
 	}
 	return 0;
 }
@@ -384,12 +396,13 @@ int pe_rope_init(struct pe_rope *r, const struct pe_rope_params *p, struct pe_er
 	if (q->precision == PE_ROPE_FLOAT32)
 		compute_float32(r);
 	if (q->scaling == PE_ROPE_DYNAMIC && !isfinite(r->dynamic_theta))
-		return pe_fail(err, PE_ERR_USAGE,
-			       "--factor %g with sequence length %llu and --original-max-positions %llu makes the dynamic base theta * (factor L / L0 - (factor - 1))^(R/(R-2)) overflow",
+		return pe_fail(err, PE_ERR_PARAM,
+			       "{factor} %g with sequence length %llu and {original_max_positions} %llu makes the dynamic base theta * (factor L / L0 - (factor - 1))^(R/(R-2)) overflow",
 			       f, (unsigned long long)r->seq_len, (unsigned long long)q->original_max);
 	if (!(r->attention <= (double)FLT_MAX))
-		return pe_fail(err, PE_ERR_USAGE,
-			       "the attention factor (%g) is beyond float32's range: check --factor, --mscale, --mscale-all-dim and --original-max-positions",
+		return pe_fail(err, PE_ERR_PARAM, isnan(q->attention_factor)
+			       ? "the attention factor (%g) is beyond float32's range: check {factor}, {mscale}, {mscale_all_dim} and {original_max_positions}"
+			       : "{attention_factor} %g is beyond float32's range",
 			       r->attention);
 	for (j = 0; j < r->nfreq; j++) {
 		if (!(r->freq[j].f <= fmax))
@@ -398,11 +411,12 @@ int pe_rope_init(struct pe_rope *r, const struct pe_rope_params *p, struct pe_er
 			fmax = (long double)r->inv32[j];
 	}
 	if (!(pe_angle_max(fmax, q->offset, last) <= PE_ANGLE_MAX))
-		return pe_fail(err, PE_ERR_USAGE,
-			       "--theta %g%s gives frequencies up to %.3g and angles beyond 2^53 at position %lld (where they are no longer exact): raise --theta%s or lower the positions",
+		return pe_fail(err, PE_ERR_PARAM,
+			       "{theta} %g%s gives frequencies up to %.3g and angles beyond 2^53 at position %lld (where they are no longer exact): raise {theta}%s or lower the positions",
 			       q->theta, q->scaling == PE_ROPE_NONE ? "" : " with this scaling", (double)fmax,
 			       (long long)(-q->offset > last ? q->offset : last),
-			       q->scaling == PE_ROPE_NONE ? "" : " or the scaling factors");
+			       q->scaling == PE_ROPE_NONE ? "" : q->scaling == PE_ROPE_LONGROPE
+			       ? " or the scaling factors" : " or {factor}");
 	for (t = 0; t < PE_ROPE_NTABLES; t++) {
 		r->view[t].rope = r;
 		r->view[t].table = (enum pe_rope_table)t;

@@ -125,8 +125,8 @@ const char *pe_rope_scaling_name(enum pe_rope_scaling s);
 /* By name ("none", "default" (= none), "linear", ...); -1 if unknown. */
 int pe_rope_scaling_by_name(const char *name);
 
-/* Validate and compute the frequencies.  PE_ERR_USAGE for inconsistent
- * parameters (the message names the option). */
+/* Validate and compute the frequencies.  PE_ERR_PARAM for inconsistent
+ * parameters (the message names them as {theta}, ...: see core/err.h). */
 int pe_rope_init(struct pe_rope *r, const struct pe_rope_params *p, struct pe_error *err);
 void pe_rope_free(struct pe_rope *r);
 

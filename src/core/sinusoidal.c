@@ -87,26 +87,26 @@ int pe_sinusoidal_init(struct pe_sinusoidal *s, const struct pe_sinusoidal_param
 	memset(s, 0, sizeof *s);
 	s->p = *p;
 	if (p->positions == 0 || p->dim == 0)
-		return pe_fail(err, PE_ERR_USAGE, "positions and dim must be positive");
+		return pe_fail(err, PE_ERR_PARAM, "positions and dim must be positive");
 	if (!(p->base > 0) || !isfinite(p->base))
-		return pe_fail(err, PE_ERR_USAGE, "--base must be a positive number");
+		return pe_fail(err, PE_ERR_PARAM, "{base} must be a positive number");
 	if (p->preset == PE_SIN_T2T &&
 	    (!(p->min_timescale > 0) || !(p->max_timescale > 0) ||
 	     !isfinite(p->min_timescale) || !isfinite(p->max_timescale)))
-		return pe_fail(err, PE_ERR_USAGE, "timescales must be positive numbers");
+		return pe_fail(err, PE_ERR_PARAM, "timescales must be positive numbers");
 	if (p->preset == PE_SIN_FAIRSEQ && p->dim / 2 < 2)
-		return pe_fail(err, PE_ERR_USAGE,
-			       "the fairseq preset needs --dim 4 or more (it divides by dim/2 - 1), got %llu",
+		return pe_fail(err, PE_ERR_PARAM,
+			       "the fairseq preset needs {dim} 4 or more (it divides by dim/2 - 1), got %llu",
 			       (unsigned long long)p->dim);
 	if (p->padding_idx >= 0 && p->offset != 0)
-		return pe_fail(err, PE_ERR_USAGE, "--padding-idx cannot be combined with --offset");
+		return pe_fail(err, PE_ERR_PARAM, "{padding_idx} cannot be combined with {offset}");
 	if (p->float32 && (p->preset != PE_SIN_VASWANI || p->layout == PE_LAYOUT_HALF ||
 			   p->padding_idx >= 0))
-		return pe_fail(err, PE_ERR_USAGE,
+		return pe_fail(err, PE_ERR_PARAM,
 			       "the float32 pipeline is the PyTorch tutorial's: the vaswani preset, interleaved, no padding row");
 	if (p->positions > INT64_MAX / 2 || (uint64_t)(p->padding_idx < 0 ? 0 : p->padding_idx) >
 						    (uint64_t)INT64_MAX / 2)
-		return pe_fail(err, PE_ERR_USAGE, "table too large to address");
+		return pe_fail(err, PE_ERR_PARAM, "table too large to address");
 
 	s->layout = p->layout;
 	if (s->layout == PE_LAYOUT_DEFAULT)
@@ -127,12 +127,12 @@ int pe_sinusoidal_init(struct pe_sinusoidal *s, const struct pe_sinusoidal_param
 		s->rows = p->positions;
 		first = p->offset;
 		if (p->offset > INT64_MAX - (int64_t)p->positions)
-			return pe_fail(err, PE_ERR_USAGE, "--offset plus --positions overflows");
+			return pe_fail(err, PE_ERR_PARAM, "{offset} plus {positions} overflows");
 		last = p->offset + (int64_t)p->positions - 1;
 	}
 	if ((double)(first < 0 ? -first : first) > 9007199254740992.0 ||
 	    (double)(last < 0 ? -last : last) > 9007199254740992.0)
-		return pe_fail(err, PE_ERR_USAGE, "positions must stay within +-2^53");
+		return pe_fail(err, PE_ERR_PARAM, "positions must stay within +-2^53");
 	bits = pe_angle_bits(first, last);
 	s->freq = malloc((s->nfreq ? s->nfreq : 1) * sizeof *s->freq);
 	if (!s->freq)
@@ -162,13 +162,13 @@ int pe_sinusoidal_init(struct pe_sinusoidal *s, const struct pe_sinusoidal_param
 			fmax = (long double)s->div32[k];
 	}
 	if (!(pe_angle_max(fmax, first, last) <= PE_ANGLE_MAX))
-		return pe_fail(err, PE_ERR_USAGE,
+		return pe_fail(err, PE_ERR_PARAM,
 			       "%s %g gives frequencies up to %.3g and angles beyond 2^53 at position %lld (where they are no longer exact): %s or lower the positions",
-			       p->preset == PE_SIN_T2T ? "--min-timescale" : "--base",
+			       p->preset == PE_SIN_T2T ? "{min_timescale}" : "{base}",
 			       p->preset == PE_SIN_T2T ? p->min_timescale : p->base, (double)fmax,
 			       (long long)(-first > last ? first : last),
-			       p->preset == PE_SIN_T2T ? "lower --min-timescale"
-						       : "raise --base");
+			       p->preset == PE_SIN_T2T ? "lower {min_timescale}"
+						       : "raise {base}");
 	return 0;
 }
 

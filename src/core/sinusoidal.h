@@ -75,7 +75,7 @@ const char *pe_sin_preset_name(enum pe_sin_preset p);
 /* Fill params with the defaults of a preset. */
 void pe_sinusoidal_defaults(struct pe_sinusoidal_params *p, enum pe_sin_preset preset);
 
-/* Validate and prepare; PE_ERR_USAGE for inconsistent parameters. */
+/* Validate and prepare; PE_ERR_PARAM for inconsistent parameters. */
 int pe_sinusoidal_init(struct pe_sinusoidal *s, const struct pe_sinusoidal_params *p,
 		       struct pe_error *err);
 void pe_sinusoidal_free(struct pe_sinusoidal *s);

@@ -39,7 +39,7 @@ static int broadcast_init(struct pe_skew *s, const struct pe_matrix *in, struct 
 	uint64_t n;
 
 	if (s->p.inverse)
-		return pe_fail(err, PE_ERR_USAGE, "the inverse of a broadcast row is not defined");
+		return pe_fail(err, PE_ERR_PARAM, "the inverse of a broadcast row is not defined");
 	if (in->rows != 1 && in->cols != 1)
 		return pe_fail(err, PE_ERR_DATA, "a broadcast row must be one row (or one column) of values; got %llu x %llu",
 			       (unsigned long long)in->rows, (unsigned long long)in->cols);
@@ -91,7 +91,7 @@ int pe_skew_init(struct pe_skew *s, const struct pe_skew_params *p, const struct
 static int grid_ok(uint64_t h, uint64_t w, struct pe_error *err)
 {
 	if (h == 0 || w == 0 || h > PE_MAX_COLS / w)
-		return pe_fail(err, PE_ERR_USAGE, "a %llu x %llu grid: its H * W tokens must be 1 to %llu",
+		return pe_fail(err, PE_ERR_PARAM, "a %llu x %llu grid: its H * W tokens must be 1 to %llu",
 			       (unsigned long long)h, (unsigned long long)w,
 			       (unsigned long long)PE_MAX_COLS);
 	return 0;
@@ -136,7 +136,7 @@ int pe_skew_init_2d(struct pe_skew *s, const struct pe_skew_params *p, uint64_t 
 	s->p = *p;
 	s->kind = KIND_2D;
 	if (p->inverse || p->raw || p->mode != PE_SKEW_BIDIR)
-		return pe_fail(err, PE_ERR_USAGE, "a 2-D skew is bidirectional, forward and exact");
+		return pe_fail(err, PE_ERR_PARAM, "a 2-D skew is bidirectional, forward and exact");
 	if (pe_skew_check_rel(p, h, w, PE_SKEW_ROWS, rh, err) != 0 ||
 	    pe_skew_check_rel(p, h, w, PE_SKEW_COLS, rw, err) != 0)
 		return -1;
@@ -158,9 +158,9 @@ int pe_skew_init_index(struct pe_skew *s, const struct pe_skew_params *p, uint64
 	s->p = *p;
 	s->kind = KIND_INDEX;
 	if (p->raw || p->broadcast)
-		return pe_fail(err, PE_ERR_USAGE, "an index map has no raw or broadcast form");
+		return pe_fail(err, PE_ERR_PARAM, "an index map has no raw or broadcast form");
 	if (L < 1 || L > INDEX_MAX_L)
-		return pe_fail(err, PE_ERR_USAGE, "an index map of %llu queries: L must be 1 to %llu",
+		return pe_fail(err, PE_ERR_PARAM, "an index map of %llu queries: L must be 1 to %llu",
 			       (unsigned long long)L, (unsigned long long)INDEX_MAX_L);
 	s->L = L;
 	set_out(s);

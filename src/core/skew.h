@@ -101,7 +101,7 @@ int pe_skew_check_rel(const struct pe_skew_params *p, uint64_t h, uint64_t w,
 
 /*
  * A 2-D skew of an h x w grid (bidir, forward only, not raw: else
- * PE_ERR_USAGE; p->broadcast: each input is one row), the inputs checked
+ * PE_ERR_PARAM; p->broadcast: each input is one row), the inputs checked
  * as pe_skew_check_rel.  rh and rw must outlive s.  Returns 0 or -1.
  */
 int pe_skew_init_2d(struct pe_skew *s, const struct pe_skew_params *p, uint64_t h, uint64_t w,

@@ -324,11 +324,11 @@ struct pe_sink *pe_stats_sink_new(const struct pe_stats_params *p, struct pe_err
 	struct stats_sink *s;
 
 	if (!p || p->window < 1) {
-		pe_fail(err, PE_ERR_USAGE, "the monotonicity window must be at least 1");
+		pe_fail(err, PE_ERR_PARAM, "the monotonicity window must be at least 1");
 		return NULL;
 	}
 	if (!(isfinite(p->tau) && p->tau > 0.0)) {
-		pe_fail(err, PE_ERR_USAGE, "the softmax temperature must be finite and positive");
+		pe_fail(err, PE_ERR_PARAM, "the softmax temperature must be finite and positive");
 		return NULL;
 	}
 	s = calloc(1, sizeof *s);
@@ -350,7 +350,7 @@ int pe_stats_result(struct pe_sink *sink, struct pe_stats *out, struct pe_error 
 
 	memset(out, 0, sizeof *out);
 	if (!sink || sink->ops != &stats_ops || !s->done)
-		return pe_fail(err, PE_ERR_USAGE, "no similarity matrix was pumped into the statistics");
+		return pe_fail(err, PE_ERR_PARAM, "no similarity matrix was pumped into the statistics");
 	out->mean = malloc((size_t)s->n * sizeof *out->mean);
 	out->std = malloc((size_t)s->n * sizeof *out->std);
 	out->count = malloc((size_t)s->n * sizeof *out->count);

@@ -73,12 +73,12 @@ struct pe_stats {
 /*
  * A sink that accepts one square F32 tensor (anything else is PE_ERR_DATA
  * from begin()).  Destroy it with pe_sink_destroy (io/sink.h) or its
- * ops->destroy.  Returns NULL (PE_ERR_USAGE for bad params, PE_ERR_NOMEM).
+ * ops->destroy.  Returns NULL (PE_ERR_PARAM for bad params, PE_ERR_NOMEM).
  */
 struct pe_sink *pe_stats_sink_new(const struct pe_stats_params *p, struct pe_error *err);
 
 /* After a successful pump into s: the results.  out's arrays are malloc'd;
- * free them with pe_stats_free.  Returns 0 or -1 (PE_ERR_USAGE when s is
+ * free them with pe_stats_free.  Returns 0 or -1 (PE_ERR_PARAM when s is
  * not a stats sink that has seen a whole matrix, PE_ERR_NOMEM). */
 int pe_stats_result(struct pe_sink *s, struct pe_stats *out, struct pe_error *err);
 

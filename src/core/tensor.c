@@ -22,7 +22,7 @@ int pe_tensor_init(struct pe_tensor *t, const char *name, enum pe_dtype dtype, p
 
 	memset(t, 0, sizeof *t);
 	if (n >= sizeof t->name)
-		return pe_fail(err, PE_ERR_USAGE, "tensor name '%.40s...' is longer than %d bytes",
+		return pe_fail(err, PE_ERR_PARAM, "tensor name '%.40s...' is longer than %d bytes",
 			       name, PE_NAME_MAX - 1);
 	memcpy(t->name, name, n + 1);
 	t->dtype = dtype;
@@ -39,11 +39,11 @@ int pe_tensor_shape(struct pe_tensor *t, int ndim, const uint64_t *shape,
 	int i;
 
 	if (ndim < 1 || ndim > PE_MAX_NDIM)
-		return pe_fail(err, PE_ERR_USAGE, "a tensor has 1 to %d dimensions, got %d",
+		return pe_fail(err, PE_ERR_PARAM, "a tensor has 1 to %d dimensions, got %d",
 			       PE_MAX_NDIM, ndim);
 	for (i = 0; i < ndim; i++) {
 		if (shape[i] == 0)
-			return pe_fail(err, PE_ERR_USAGE, "tensor '%s' has an empty dimension",
+			return pe_fail(err, PE_ERR_PARAM, "tensor '%s' has an empty dimension",
 				       t->name);
 		if (shape[i] > PE_MAX_ELEMS / elems)
 			goto too_large;
@@ -57,13 +57,13 @@ int pe_tensor_shape(struct pe_tensor *t, int ndim, const uint64_t *shape,
 	t->cols = ndim == 1 ? 1 : shape[ndim - 1];
 	t->rows = elems / t->cols;
 	if (t->cols > PE_MAX_COLS)
-		return pe_fail(err, PE_ERR_USAGE,
+		return pe_fail(err, PE_ERR_PARAM,
 			       "tensor '%s' rows of %llu values are too wide (at most %llu)",
 			       t->name, (unsigned long long)t->cols,
 			       (unsigned long long)PE_MAX_COLS);
 	return 0;
 too_large:
-	return pe_fail(err, PE_ERR_USAGE, "tensor '%s' is too large to address (more than 2^60 values)",
+	return pe_fail(err, PE_ERR_PARAM, "tensor '%s' is too large to address (more than 2^60 values)",
 		       t->name);
 }
 

@@ -63,7 +63,7 @@ int pe_tensor_init(struct pe_tensor *t, const char *name, enum pe_dtype dtype, p
 		   struct pe_error *err);
 
 /* Set shape and derive rows/cols; rejects zero or oversized shapes.
- * Returns 0 or -1 (PE_ERR_USAGE: the sizes come from options). */
+ * Returns 0 or -1 (PE_ERR_PARAM: the sizes come from options). */
 int pe_tensor_shape(struct pe_tensor *t, int ndim, const uint64_t *shape,
 		    struct pe_error *err);
 

@@ -132,7 +132,7 @@ static int resolve(struct ctx *c, const cJSON *root, struct pe_hfconfig *h)
 	const char *dn = NULL, *type = "default";
 	double hidden = 0, heads = 0, pct;
 	int present, s, k;
-	uint64_t top_orig = 0, dict_orig = 0, R;
+	uint64_t top_orig = 0, dict_orig = 0;
 	static const char *const rope_keys[] = {
 		"rope_theta", "rope_scaling", "rope_parameters", "rotary_emb_base", "rotary_pct",
 		"partial_rotary_factor", "rotary_dim", NULL
@@ -168,6 +168,8 @@ static int resolve(struct ctx *c, const cJSON *root, struct pe_hfconfig *h)
 		dn = "rope_parameters";
 	}
 	h->dict = dn;
+	snprintf(h->dict_key, sizeof h->dict_key, "%s", dn ? dn : "rope_parameters");
+	snprintf(h->type_key, sizeof h->type_key, "%s.rope_type", h->dict_key);
 	if (d) {
 		t = item(d, "rope_type");
 		if (t) {
@@ -180,6 +182,8 @@ static int resolve(struct ctx *c, const cJSON *root, struct pe_hfconfig *h)
 		}
 		if (t)
 			type = t->valuestring;
+		if (t && !item(d, "rope_type"))
+			snprintf(h->type_key, sizeof h->type_key, "%s.type", dn);
 	}
 	s = pe_rope_scaling_by_name(type);
 	if (s < 0 || strcmp(type, "none") == 0) {
@@ -194,10 +198,20 @@ static int resolve(struct ctx *c, const cJSON *root, struct pe_hfconfig *h)
 
 	/* theta */
 	h->theta = 10000.0;
-	if (number(c, root, NULL, "rotary_emb_base", NUM_POSITIVE, &h->theta, NULL) != 0 ||
-	    number(c, root, NULL, "rope_theta", NUM_POSITIVE, &h->theta, NULL) != 0 ||
-	    (rp && number(c, rp, "rope_parameters", "rope_theta", NUM_POSITIVE, &h->theta, NULL) != 0))
+	snprintf(h->theta_key, sizeof h->theta_key, "rope_theta");
+	if (number(c, root, NULL, "rotary_emb_base", NUM_POSITIVE, &h->theta, &present) != 0)
 		return -1;
+	if (present)
+		snprintf(h->theta_key, sizeof h->theta_key, "rotary_emb_base");
+	if (number(c, root, NULL, "rope_theta", NUM_POSITIVE, &h->theta, &present) != 0)
+		return -1;
+	if (present)
+		snprintf(h->theta_key, sizeof h->theta_key, "rope_theta");
+	if (rp && number(c, rp, "rope_parameters", "rope_theta", NUM_POSITIVE, &h->theta,
+			 &present) != 0)
+		return -1;
+	if (rp && present)
+		snprintf(h->theta_key, sizeof h->theta_key, "rope_parameters.rope_theta");
 
 	/* head dim */
 	if (count(c, root, NULL, "head_dim", &h->head_dim) != 0)
@@ -281,11 +295,19 @@ static int resolve(struct ctx *c, const cJSON *root, struct pe_hfconfig *h)
 			return missing(c, NULL, "max_position_embeddings",
 				       "dynamic scales relative to it");
 		h->original_max = h->max_positions;
+		snprintf(h->original_key, sizeof h->original_key, "max_position_embeddings");
 		break;
 	case PE_ROPE_YARN:
 	case PE_ROPE_LLAMA3:
 	case PE_ROPE_LONGROPE:
 		h->original_max = top_orig ? top_orig : dict_orig ? dict_orig : h->max_positions;
+		if (top_orig)
+			snprintf(h->original_key, sizeof h->original_key, "original_max_position_embeddings");
+		else if (dict_orig)
+			snprintf(h->original_key, sizeof h->original_key,
+				 "%s.original_max_position_embeddings", dn);
+		else
+			snprintf(h->original_key, sizeof h->original_key, "max_position_embeddings");
 		if (h->original_max == 0)
 			return missing(c, NULL, "original_max_position_embeddings",
 				       "nor is there max_position_embeddings");
@@ -296,10 +318,6 @@ static int resolve(struct ctx *c, const cJSON *root, struct pe_hfconfig *h)
 				return missing(c, dn, "low_freq_factor", "rope type llama3 needs it");
 			if (h->high_freq_factor == 0)
 				return missing(c, dn, "high_freq_factor", "rope type llama3 needs it");
-			if (!(h->low_freq_factor < h->high_freq_factor))
-				return pe_fail(c->err, PE_ERR_DATA,
-					       "%s: %s.low_freq_factor (%g) must be below %s.high_freq_factor (%g): llama3 divides by their difference",
-					       c->name, dn, h->low_freq_factor, dn, h->high_freq_factor);
 			break;
 		}
 		if (h->factor == 0) {
@@ -317,21 +335,6 @@ static int resolve(struct ctx *c, const cJSON *root, struct pe_hfconfig *h)
 		break;
 	}
 
-	/* list lengths against the file's own rotary width, when it gives one */
-	R = h->rotary_dim ? h->rotary_dim
-			  : (uint64_t)((double)h->head_dim * h->partial_rotary_factor);
-	if (h->scaling == PE_ROPE_LONGROPE && h->head_dim) {
-		if (h->nshort != R / 2)
-			return pe_fail(c->err, PE_ERR_DATA,
-				       "%s: %s.short_factor has %zu values, rotary width %llu needs %llu",
-				       c->name, dn, h->nshort, (unsigned long long)R,
-				       (unsigned long long)(R / 2));
-		if (h->nlong != R / 2)
-			return pe_fail(c->err, PE_ERR_DATA,
-				       "%s: %s.long_factor has %zu values, rotary width %llu needs %llu",
-				       c->name, dn, h->nlong, (unsigned long long)R,
-				       (unsigned long long)(R / 2));
-	}
 	return 0;
 }
 
@@ -410,6 +413,31 @@ int pe_hfconfig_read(const char *path, struct pe_hfconfig *c, struct pe_error *e
 		rc = pe_hfconfig_parse((const char *)in.data, in.len, in.name, c, err);
 	pe_input_close(&in);
 	return rc;
+}
+
+const char *pe_hfconfig_key(const struct pe_hfconfig *c, const char *param)
+{
+	/* the scaling dict's own keys, under the same name as core's */
+	static const char *const dict_keys[] = {
+		"factor", "attention_factor", "beta_fast", "beta_slow", "mscale", "mscale_all_dim",
+		"truncate", "low_freq_factor", "high_freq_factor", "short_factor", "long_factor",
+		NULL
+	};
+	static char key[96];
+	size_t i;
+
+	if (strcmp(param, "theta") == 0)
+		return c->theta_key;
+	if (strcmp(param, "scaling") == 0)
+		return c->type_key;
+	if (strcmp(param, "original_max_positions") == 0)
+		return c->original_key[0] ? c->original_key : "original_max_position_embeddings";
+	for (i = 0; dict_keys[i]; i++)
+		if (strcmp(param, dict_keys[i]) == 0) {
+			snprintf(key, sizeof key, "%s.%s", c->dict_key, param);
+			return key;
+		}
+	return NULL;
 }
 
 void pe_hfconfig_free(struct pe_hfconfig *c)

@@ -23,8 +23,11 @@
  *     original_max_position_embeddings.
  * null counts as absent, as in Python's dict.get.  A field of the wrong
  * type, a non-finite, negative or non-integral number where a count is
- * needed, a list of the wrong length, an unknown rope type or a required
- * field missing is a PE_ERR_DATA error naming the file and the field.
+ * needed, an unknown rope type or a field transformers requires missing
+ * is a PE_ERR_DATA error naming the file and the field.  Rules between
+ * values (llama3's low < high, longrope's list lengths, yarn's theta > 1)
+ * are core/rope.h's alone; its messages name the file's keys through
+ * pe_hfconfig_key.
  *
  * The file is untrusted: at most PE_HFCONFIG_MAX_BYTES are read.
  */
@@ -67,7 +70,17 @@ struct pe_hfconfig {
 	 * warning. */
 	size_t duplicates;
 	char duplicate[96];
+	/* Where each RoPE parameter is read ("rope_theta", "rope_scaling.factor"),
+	 * whether or not the file gives it: pe_hfconfig_key. */
+	char theta_key[40], type_key[40], original_key[64], dict_key[24];
 };
+
+/* The key of the file that sets the RoPE parameter param (core/rope.h's
+ * words: "theta", "factor", "original_max_positions", "beta_fast", ...),
+ * as given or where it would be read; NULL for one no config key sets
+ * (positions, offset).  For naming parameters in messages (cli/param.h);
+ * the text is valid until the next call. */
+const char *pe_hfconfig_key(const struct pe_hfconfig *c, const char *param);
 
 /* Read and resolve path.  Returns 0, or -1 with PE_ERR_IO (cannot read),
  * PE_ERR_DATA (bad content) or PE_ERR_NOMEM.  Free with pe_hfconfig_free

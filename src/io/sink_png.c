@@ -367,7 +367,7 @@ static int png_begin(struct pe_sink *s, const struct pe_tensor *t, size_t nt,
 	int equal;
 
 	if (nt != 1)
-		return pe_fail(err, PE_ERR_USAGE,
+		return pe_fail(err, PE_ERR_PARAM,
 			       "png draws one matrix, this result has %zu (use safetensors or json)",
 			       nt);
 	p->meta = meta;
@@ -385,16 +385,16 @@ static int png_begin(struct pe_sink *s, const struct pe_tensor *t, size_t nt,
 	p->cols = p->vector ? t->rows : t->cols;
 	/* block arithmetic multiplies an index by a pixel count (< 2^14) */
 	if (p->rows > PE_PNG_MAX_SIDE || p->cols > PE_PNG_MAX_SIDE)
-		return pe_fail(err, PE_ERR_USAGE, "png draws at most 2^48 rows and columns, this result has %llu x %llu",
+		return pe_fail(err, PE_ERR_PARAM, "png draws at most 2^48 rows and columns, this result has %llu x %llu",
 			       (unsigned long long)p->rows, (unsigned long long)p->cols);
 	if (p->panels > PANELS_MAX)
-		return pe_fail(err, PE_ERR_USAGE,
+		return pe_fail(err, PE_ERR_PARAM,
 			       "png draws at most %d heads as panels, this result has %llu "
-			       "(draw one with --head, or write npy)",
+			       "(draw one with {head}, or write npy)",
 			       PANELS_MAX, (unsigned long long)p->panels);
 	if ((!p->vector && !labels_fit(p->o.row_origin, p->o.row_step, p->rows)) ||
 	    !labels_fit(p->o.col_origin, p->o.col_step, p->cols))
-		return pe_fail(err, PE_ERR_USAGE,
+		return pe_fail(err, PE_ERR_PARAM,
 			       "png axis labels do not fit in 64 bits (row %lld + %llu x %llu, "
 			       "column %lld + %llu x %llu)",
 			       (long long)p->o.row_origin, (unsigned long long)(p->rows - 1),
@@ -420,7 +420,7 @@ static int png_begin(struct pe_sink *s, const struct pe_tensor *t, size_t nt,
 		size = size > (n - 1) * BARE_GAP ? size - (n - 1) * BARE_GAP : 0;
 	size /= n;
 	if (size == 0)
-		return pe_fail(err, PE_ERR_USAGE, "%llu png panels need --size %llu or more",
+		return pe_fail(err, PE_ERR_PARAM, "%llu png panels need {size} %llu or more",
 			       (unsigned long long)p->panels,
 			       (unsigned long long)(n + (p->o.no_axes ? (n - 1) * BARE_GAP : 0)));
 	/* --no-axes draws the cells one to one, as imsave, when they fit */
@@ -1381,11 +1381,11 @@ static int id_range(struct png_sink *p, double vmin, double vmax, struct pe_erro
 	uint64_t n, b;
 
 	if (p->o.has_vmin && !(vmin >= INT32_MIN && vmin <= INT32_MAX))
-		return pe_fail(err, PE_ERR_USAGE,
-			       "--vmin of an integer result must be from -2147483648 to 2147483647");
+		return pe_fail(err, PE_ERR_PARAM,
+			       "{vmin} of an integer result must be from -2147483648 to 2147483647");
 	if (p->o.has_vmax && !(vmax >= INT32_MIN && vmax <= INT32_MAX))
-		return pe_fail(err, PE_ERR_USAGE,
-			       "--vmax of an integer result must be from -2147483648 to 2147483647");
+		return pe_fail(err, PE_ERR_PARAM,
+			       "{vmax} of an integer result must be from -2147483648 to 2147483647");
 	p->lo = (int64_t)floor(vmin);
 	p->hi = (int64_t)ceil(vmax);
 	if (p->hi < p->lo)
@@ -1417,9 +1417,9 @@ static int png_end(struct pe_sink *s, struct pe_error *err)
 		vmax = p->o.vmax;
 	if ((p->o.has_vmin || p->o.has_vmax) && !(vmin < vmax)) {
 		pe_fmt_f64(p->o.has_vmin ? vmax : vmin, v);
-		return pe_fail(err, PE_ERR_USAGE,
-			       p->o.has_vmin ? "--vmin must be below the data's maximum %s (or give --vmax)"
-					     : "--vmax must be above the data's minimum %s (or give --vmin)",
+		return pe_fail(err, PE_ERR_PARAM,
+			       p->o.has_vmin ? "{vmin} must be below the data's maximum %s (or give {vmax})"
+					     : "{vmax} must be above the data's minimum %s (or give {vmin})",
 			       v);
 	}
 	if (p->ids && id_range(p, vmin, vmax, err) != 0)

@@ -33,7 +33,7 @@ static int put_u64(FILE *fp, uint64_t v, struct pe_error *err)
 static int check_step(const struct pe_stats *st, uint64_t offset_step, struct pe_error *err)
 {
 	if (offset_step == 0)
-		return pe_fail(err, PE_ERR_USAGE, "an offset step must be at least 1");
+		return pe_fail(err, PE_ERR_PARAM, "an offset step must be at least 1");
 	if (st->n > 1 && offset_step > UINT64_MAX / (st->n - 1))
 		return pe_fail(err, PE_ERR_DATA,
 			       "offsets of %llu rows taken every %llu positions do not fit in 64 bits",

@@ -112,3 +112,33 @@ data_error "config no rope fields" "no RoPE field" generate rope --from-config "
 data_error "config unknown rope type" "rope_type 'su'" generate rope --from-config "$D/rope_bad_unknown.json"
 data_error "config not json" "not valid JSON" generate rope --from-config "$D/../cli/run.sh"
 data_error "config missing file" "cannot open" generate rope --from-config "$T/nonexistent.json"
+
+# A config's values are judged by core/rope.c alone; its messages name the
+# file's keys, never options the user did not give, and are data errors.
+C=$T/rope-params
+mkdir -p "$C"
+printf '{"hidden_size":64,"num_attention_heads":4,"rope_theta":1,"max_position_embeddings":4096,"rope_scaling":{"rope_type":"yarn","factor":4,"original_max_position_embeddings":1024}}' >"$C/yarn_theta1.json"
+printf '{"hidden_size":64,"num_attention_heads":4,"rope_scaling":{"rope_type":"linear","factor":1e-320}}' >"$C/tiny_factor.json"
+printf '{"hidden_size":64,"num_attention_heads":4,"rope_theta":1e-320}' >"$C/tiny_theta.json"
+printf '{"hidden_size":64,"num_attention_heads":4,"max_position_embeddings":8,"rope_parameters":{"rope_type":"yarn","factor":2,"attention_factor":1e308}}' >"$C/big_attention.json"
+printf '{"head_dim":8,"max_position_embeddings":8,"rope_scaling":{"type":"longrope","short_factor":[1,2,3,4],"long_factor":[1,2]}}' >"$C/short_list.json"
+data_error "config yarn theta 1: the file's key" "$C/yarn_theta1.json: yarn scaling needs rope_theta greater than 1 (it divides by ln theta), got 1" \
+	generate rope --from-config "$C/yarn_theta1.json" -n 2
+data_error "config tiny linear factor: the file's keys" "$C/tiny_factor.json: rope_theta 10000 with this scaling gives frequencies up to inf" \
+	generate rope --from-config "$C/tiny_factor.json" -n 4
+check "config tiny linear factor: names rope_scaling.factor" grep -qF "raise rope_theta or rope_scaling.factor or lower" "$T/err"
+data_error "config tiny theta" "$C/tiny_theta.json: rope_theta 9.99989e-321 gives frequencies up to inf" \
+	generate rope --from-config "$C/tiny_theta.json" -n 4
+data_error "config huge attention factor" "$C/big_attention.json: rope_parameters.attention_factor 1e+308 is beyond float32's range" \
+	generate rope --from-config "$C/big_attention.json" -n 4
+data_error "config longrope list length" "$C/short_list.json: rope_scaling.long_factor has 2 values, rotary width 8 needs 4" \
+	generate rope --from-config "$C/short_list.json" -n 4
+data_error "similarity: config yarn theta 1" "$C/yarn_theta1.json: yarn scaling needs rope_theta greater than 1" \
+	similarity rope --from-config "$C/yarn_theta1.json" -n 2
+# the same rules given as options stay usage errors naming the options
+fails 2 "options: yarn theta 1" "yarn scaling needs --theta greater than 1 (it divides by ln theta), got 1$" \
+	generate rope -d 8 -n 2 --theta 1 --scaling yarn --factor 2 --original-max-positions 4 -o "$T/eo/o.csv"
+fails 2 "option overriding a config value" "yarn scaling needs --theta greater than 1" \
+	generate rope --from-config "$D/rope_yarn.json" -n 2 --theta 1 -o "$T/eo/o.csv"
+fails 2 "options: longrope list length" "--long-factor has 2 values, rotary width 8 needs 4$" \
+	generate rope -d 8 -n 2 --scaling longrope --factor 2 --original-max-positions 4 --short-factor 1,2,3,4 --long-factor 1,2 -o "$T/eo/o.csv"

@@ -159,8 +159,8 @@ static void test_one_head(void **state)
 
 	p.head = 5;
 	assert_int_equal(pe_alibi_init(&one, &p, &err), -1);
-	assert_int_equal(err.code, PE_ERR_USAGE);
-	assert_non_null(strstr(err.msg, "--head 5"));
+	assert_int_equal(err.code, PE_ERR_PARAM);
+	assert_non_null(strstr(err.msg, "{head} 5"));
 	pe_alibi_free(&one);
 	p.head = -1;
 	p.bias_max = 0;

@@ -225,7 +225,7 @@ static void test_checks(void **state)
 	(void)state;
 	p = t5(1, 31, 128);
 	assert_int_equal(pe_bucket_check(&p, &err), -1);
-	assert_int_equal(err.code, PE_ERR_USAGE);
+	assert_int_equal(err.code, PE_ERR_PARAM);
 	assert_non_null(strstr(err.msg, "even"));
 	p = t5(1, 2, 128);
 	assert_int_equal(pe_bucket_check(&p, &err), -1);
@@ -236,16 +236,16 @@ static void test_checks(void **state)
 	assert_non_null(strstr(err.msg, "max_exact = 1"));
 	p = t5(1, 32, 8);	/* max_distance <= max_exact */
 	assert_int_equal(pe_bucket_check(&p, &err), -1);
-	assert_non_null(strstr(err.msg, "--max-distance must exceed max_exact = 8"));
+	assert_non_null(strstr(err.msg, "{max_distance} must exceed max_exact = 8"));
 	p = deberta(1, 512);
 	assert_int_equal(pe_bucket_check(&p, &err), -1);
 	p = deberta(256, 129);
 	assert_int_equal(pe_bucket_check(&p, &err), -1);
-	assert_non_null(strstr(err.msg, "--max-position must exceed"));
+	assert_non_null(strstr(err.msg, "{max_position} must exceed"));
 	pe_bucket_defaults(&p, PE_BUCKET_SWIN);
 	p.wh = 0;
 	assert_int_equal(pe_bucket_check(&p, &err), -1);
-	assert_non_null(strstr(err.msg, "--window"));
+	assert_non_null(strstr(err.msg, "{window}"));
 }
 
 /* Fill rows [r0, r0 + n) of t (dtype size 4) into a fresh buffer. */
@@ -374,7 +374,7 @@ static void test_bias_gather(void **state)
 	assert_non_null(strstr(err.msg, "transposed"));
 	pe_bucket_free(&b);
 	assert_int_equal(pe_bucket_bias(&b, &p, L, 0, 0, 0, table, 32, 3, 3, &t, &err), -1);
-	assert_int_equal(err.code, PE_ERR_USAGE);
+	assert_int_equal(err.code, PE_ERR_PARAM);
 	pe_bucket_free(&b);
 	/* distances x heads */
 	assert_int_equal(pe_bucket_bias(&b, &p, 0, 1, -5, 5, table, 32, 3, -1, &t, NULL), 0);

@@ -160,7 +160,7 @@ static void test_bad_dim(void **state)
 	pe_grid2d_defaults(&p);
 	p.dim = 6;
 	assert_int_equal(pe_grid2d_init(&g, &p, &err), -1);
-	assert_int_equal(err.code, PE_ERR_USAGE);
+	assert_int_equal(err.code, PE_ERR_PARAM);
 	assert_non_null(strstr(err.msg, "divisible by 4"));
 	assert_non_null(strstr(err.msg, "got 6"));
 	pe_grid2d_free(&g);

@@ -229,14 +229,59 @@ static void test_bad_values(void **state)
 	parse_bad("{\"rope_scaling\": [1]}", "rope_scaling must be an object");
 	parse_bad("{\"rope_scaling\": {\"type\": \"yarn\", \"factor\": 2, \"truncate\": 1}, "
 		  "\"max_position_embeddings\": 8}", "rope_scaling.truncate must be true or false");
-	parse_bad("{\"head_dim\": 8, \"max_position_embeddings\": 8, \"rope_scaling\": "
-		  "{\"type\": \"longrope\", \"short_factor\": [1, 2, 3, 4], \"long_factor\": [1, 2]}}",
-		  "long_factor has 2 values, rotary width 8 needs 4");
 	parse_bad("{\"rope_scaling\": {\"type\": \"longrope\", \"short_factor\": [1, \"x\"]}}",
 		  "short_factor must be a list of positive numbers (item 1)");
 	parse_bad("{\"rope_scaling\": {\"type\": \"llama3\", \"factor\": 8, \"low_freq_factor\": 1}, "
 		  "\"max_position_embeddings\": 8192}", "high_freq_factor is missing");
 	parse_bad("{\"rope_theta\": 1e4, \"partial_rotary_factor\": 1.5}", "at most 1");
+}
+
+/* Which key of the file sets each parameter core's messages name: the one
+ * read, or where it would be read. */
+static void test_keys(void **state)
+{
+	static const struct {
+		const char *text, *param, *key;
+	} cases[] = {
+		{ "{\"rope_theta\": 5}", "theta", "rope_theta" },
+		{ "{\"rotary_emb_base\": 5}", "theta", "rotary_emb_base" },
+		{ "{\"rotary_emb_base\": 5, \"rope_theta\": 6}", "theta", "rope_theta" },
+		{ "{\"rope_theta\": 5, \"rope_parameters\": {\"rope_theta\": 6}}", "theta",
+		  "rope_parameters.rope_theta" },
+		{ "{\"head_dim\": 8}", "theta", "rope_theta" },
+		{ "{\"rope_scaling\": {\"type\": \"linear\", \"factor\": 2}}", "factor",
+		  "rope_scaling.factor" },
+		{ "{\"rope_scaling\": {\"type\": \"linear\", \"factor\": 2}}", "scaling",
+		  "rope_scaling.type" },
+		{ "{\"rope_parameters\": {\"rope_type\": \"linear\", \"factor\": 2}}", "scaling",
+		  "rope_parameters.rope_type" },
+		{ "{\"head_dim\": 8}", "beta_fast", "rope_parameters.beta_fast" },
+		{ "{\"max_position_embeddings\": 8, \"rope_scaling\": {\"type\": \"yarn\", \"factor\": 2, "
+		  "\"original_max_position_embeddings\": 4}}", "original_max_positions",
+		  "rope_scaling.original_max_position_embeddings" },
+		{ "{\"max_position_embeddings\": 8, \"original_max_position_embeddings\": 4, "
+		  "\"rope_scaling\": {\"type\": \"yarn\", \"factor\": 2}}", "original_max_positions",
+		  "original_max_position_embeddings" },
+		{ "{\"max_position_embeddings\": 8, \"rope_scaling\": {\"type\": \"dynamic\", \"factor\": 2}}",
+		  "original_max_positions", "max_position_embeddings" },
+	};
+	struct pe_hfconfig c;
+	struct pe_error err;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		assert_int_equal(pe_hfconfig_parse(cases[i].text, strlen(cases[i].text), "x.json", &c,
+						   &err), 0);
+		if (!pe_hfconfig_key(&c, cases[i].param) ||
+		    strcmp(pe_hfconfig_key(&c, cases[i].param), cases[i].key) != 0)
+			fail_msg("%s: %s is '%s', wanted '%s'", cases[i].text, cases[i].param,
+				 pe_hfconfig_key(&c, cases[i].param), cases[i].key);
+		pe_hfconfig_free(&c);
+	}
+	assert_int_equal(pe_hfconfig_parse("{}", 2, "x.json", &c, &err), 0);
+	assert_null(pe_hfconfig_key(&c, "positions"));
+	pe_hfconfig_free(&c);
 }
 
 /* the size bound: a file over 16 MiB is refused before parsing */
@@ -280,6 +325,7 @@ int main(void)
 		cmocka_unit_test(test_bad_files),
 		cmocka_unit_test(test_bad_values),
 		cmocka_unit_test(test_too_large),
+		cmocka_unit_test(test_keys),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

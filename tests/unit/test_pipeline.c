@@ -150,7 +150,7 @@ static void test_row_selection(void **state)
 	sel.begin = 10;
 	sel.end = 5001;
 	assert_int_equal(pe_pump(&t, 1, &sel, NULL, &cs.base, NULL, &err), -1);
-	assert_int_equal(err.code, PE_ERR_USAGE);
+	assert_int_equal(err.code, PE_ERR_PARAM);
 }
 
 static void test_failure_stops(void **state)
@@ -182,7 +182,7 @@ static void test_too_many_threads(void **state)
 
 	(void)state;
 	assert_int_equal(pe_pump(&t, 1, NULL, NULL, &cs.base, &po, &err), -1);
-	assert_int_equal(err.code, PE_ERR_USAGE);
+	assert_int_equal(err.code, PE_ERR_PARAM);
 	assert_false(cs.began);
 }
 

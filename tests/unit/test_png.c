@@ -1235,7 +1235,7 @@ static void test_label_range(void **state)
 	o.row_origin = INT64_MAX - 2;
 	path = render(ramp16, PE_F32, 2, 4, 4, &o, NULL, &err);
 	assert_null(path);
-	assert_int_equal(err.code, PE_ERR_USAGE);
+	assert_int_equal(err.code, PE_ERR_PARAM);
 	o.row_origin = INT64_MAX - 3;
 	o.col_origin = INT64_MIN;
 	render_decode(ramp16, PE_F32, 2, 4, 4, &o, NULL, &im);
@@ -1262,8 +1262,8 @@ static void test_refusals(void **state)
 	o.vmin = 15;
 	path = render(ramp16, PE_F32, 2, 4, 4, &o, NULL, &err);
 	assert_null(path);
-	assert_int_equal(err.code, PE_ERR_USAGE);
-	assert_non_null(strstr(err.msg, "--vmin"));
+	assert_int_equal(err.code, PE_ERR_PARAM);
+	assert_non_null(strstr(err.msg, "{vmin}"));
 }
 
 /* ---- shape: the 1:4 rule, panels, no_axes ---- */
@@ -1653,13 +1653,13 @@ static void test_panels_refused(void **state)
 	memset(&o, 0, sizeof o);
 	path = render_shape(v, PE_F32, 3, shape, &o, NULL, &err);
 	assert_null(path);
-	assert_int_equal(err.code, PE_ERR_USAGE);
+	assert_int_equal(err.code, PE_ERR_PARAM);
 	assert_non_null(strstr(err.msg, "1024"));
 	shape[0] = 12;
 	o.size = 3;	/* a 4 x 3 grid needs 4 */
 	path = render_shape(v, PE_F32, 3, shape, &o, NULL, &err);
 	assert_null(path);
-	assert_non_null(strstr(err.msg, "--size 4"));
+	assert_non_null(strstr(err.msg, "{size} 4"));
 	o.size = 4;
 	path = render_shape(v, PE_F32, 3, shape, &o, NULL, &err);
 	assert_non_null(path);
@@ -2074,7 +2074,7 @@ static void test_ids_range(void **state)
 	o.vmin = -3e9;
 	path = render(v, PE_I32, 2, 64, 64, &o, NULL, &err);
 	assert_null(path);
-	assert_int_equal(err.code, PE_ERR_USAGE);
+	assert_int_equal(err.code, PE_ERR_PARAM);
 	/* 511 ids */
 	for (x = 0; x < 23 * 23; x++)
 		w[x] = (int32_t)(x - 264);

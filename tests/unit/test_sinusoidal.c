@@ -374,8 +374,8 @@ static void test_rejects(void **state)
 	(void)state;
 	p = params(PE_SIN_FAIRSEQ, 4, 2);
 	assert_int_equal(pe_sinusoidal_init(&s, &p, &err), -1);
-	assert_int_equal(err.code, PE_ERR_USAGE);
-	assert_non_null(strstr(err.msg, "--dim 4 or more"));
+	assert_int_equal(err.code, PE_ERR_PARAM);
+	assert_non_null(strstr(err.msg, "{dim} 4 or more"));
 	p = params(PE_SIN_FAIRSEQ, 4, 3);
 	assert_int_equal(pe_sinusoidal_init(&s, &p, &err), -1);
 	p = params(PE_SIN_VASWANI, 4, 4);
@@ -397,8 +397,8 @@ static void test_rejects(void **state)
 	p = params(PE_SIN_VASWANI, 1000, 64);
 	p.base = 1e-14;
 	assert_int_equal(pe_sinusoidal_init(&s, &p, &err), -1);
-	assert_int_equal(err.code, PE_ERR_USAGE);
-	assert_non_null(strstr(err.msg, "--base 1e-14 gives frequencies"));
+	assert_int_equal(err.code, PE_ERR_PARAM);
+	assert_non_null(strstr(err.msg, "{base} 1e-14 gives frequencies"));
 	pe_sinusoidal_free(&s);
 	p.base = 4.9e-324;
 	p.positions = 1;

@@ -649,7 +649,7 @@ static void test_shape_errors(void **state)
 	p.inverse = 1;
 	mh = wrap(v, 6, 3);
 	assert_int_equal(pe_skew_init_2d(&s, &p, 2, 3, &mh, &mw, &err), -1);
-	assert_int_equal(err.code, PE_ERR_USAGE);
+	assert_int_equal(err.code, PE_ERR_PARAM);
 	p = params(PE_SKEW_BIDIR, 0, 0, 0);
 	assert_int_equal(pe_skew_init_index(&s, &p, 0, &err), -1);
 	assert_int_equal(pe_skew_init_index(&s, &p, (PE_MAX_COLS / 2) + 1, &err), -1);

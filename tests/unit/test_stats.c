@@ -668,7 +668,7 @@ static void expect_refused(const struct pe_tensor *t, size_t nt, const char *msg
 	assert_int_equal(err.code, PE_ERR_DATA);
 	assert_string_equal(err.msg, msg);
 	assert_int_equal(pe_stats_result(s, &st, &err), -1);
-	assert_int_equal(err.code, PE_ERR_USAGE);
+	assert_int_equal(err.code, PE_ERR_PARAM);
 	pe_sink_destroy(s);
 }
 
@@ -702,7 +702,7 @@ static void test_refused(void **state)
 	p.window = 0;
 	p.tau = 1.0;
 	assert_null(pe_stats_sink_new(&p, &err));
-	assert_int_equal(err.code, PE_ERR_USAGE);
+	assert_int_equal(err.code, PE_ERR_PARAM);
 	p.window = 1;
 	for (p.tau = -1.0; p.tau < 2.0; p.tau += 1.0) {	/* -1, 0, 1 */
 		s = pe_stats_sink_new(&p, &err);
@@ -710,11 +710,11 @@ static void test_refused(void **state)
 			assert_non_null(s);
 			/* nothing pumped yet */
 			assert_int_equal(pe_stats_result(s, &st, &err), -1);
-			assert_int_equal(err.code, PE_ERR_USAGE);
+			assert_int_equal(err.code, PE_ERR_PARAM);
 			pe_sink_destroy(s);
 		} else {
 			assert_null(s);
-			assert_int_equal(err.code, PE_ERR_USAGE);
+			assert_int_equal(err.code, PE_ERR_PARAM);
 		}
 	}
 	p.tau = (double)NAN;
@@ -924,9 +924,9 @@ static void test_write_errors(void **state)
 	fp = tmpfile();
 	assert_non_null(fp);
 	assert_int_equal(pe_stats_write_json(fp, &st, &p, NULL, 0, &err), -1);
-	assert_int_equal(err.code, PE_ERR_USAGE);
+	assert_int_equal(err.code, PE_ERR_PARAM);
 	assert_int_equal(pe_stats_write_profile(fp, &st, 0, &err), -1);
-	assert_int_equal(err.code, PE_ERR_USAGE);
+	assert_int_equal(err.code, PE_ERR_PARAM);
 	assert_int_equal(pe_stats_write_profile(fp, &st, UINT64_MAX / 3 + 1, &err), -1);
 	assert_int_equal(err.code, PE_ERR_DATA);
 	assert_int_equal(pe_stats_write_profile(fp, &st, UINT64_MAX / 3, &err), 0);

@@ -389,7 +389,7 @@ static void test_raw_and_rows(void **state)
 	free(b);
 	sel.end = 4;
 	assert_null(write_fmt(PE_FMT_RAW, &t, 1, &meta, &sel, 0, &n, &err));
-	assert_int_equal(err.code, PE_ERR_USAGE);
+	assert_int_equal(err.code, PE_ERR_PARAM);
 }
 
 static void test_formats_table(void **state)
