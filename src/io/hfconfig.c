@@ -126,64 +126,77 @@ static int list(struct ctx *c, const cJSON *obj, const char *dict, const char *k
 	return 0;
 }
 
-static int resolve(struct ctx *c, const cJSON *root, struct pe_hfconfig *h)
+/* What resolve() has found so far: the scaling dict and its name, and the
+ * two places L0 may be given. */
+struct found {
+	const cJSON *root, *dict, *rp;
+	const char *dn;
+	uint64_t top_orig, dict_orig;
+};
+
+/* Any RoPE field at all, and model_type (GPT-NeoX and GPT-J differ). */
+static int model(struct ctx *c, struct found *f, struct pe_hfconfig *h)
 {
-	const cJSON *rs, *rp, *d = NULL, *t;
-	const char *dn = NULL, *type = "default";
-	double hidden = 0, heads = 0, pct;
-	int present, s, k;
-	uint64_t top_orig = 0, dict_orig = 0;
 	static const char *const rope_keys[] = {
 		"rope_theta", "rope_scaling", "rope_parameters", "rotary_emb_base", "rotary_pct",
 		"partial_rotary_factor", "rotary_dim", NULL
 	};
+	const cJSON *t;
+	int k;
 
-	if (!cJSON_IsObject(root))
+	if (!cJSON_IsObject(f->root))
 		return pe_fail(c->err, PE_ERR_DATA, "%s: not a JSON object (a config.json is one)",
 			       c->name);
 	for (k = 0; rope_keys[k]; k++)
-		if (cJSON_GetObjectItemCaseSensitive(root, rope_keys[k]))
+		if (cJSON_GetObjectItemCaseSensitive(f->root, rope_keys[k]))
 			h->has_rope = 1;
-
-	t = item(root, "model_type");
+	t = item(f->root, "model_type");
 	if (t) {
 		if (!cJSON_IsString(t))
 			return bad(c, NULL, "model_type", "a string", t);
 		snprintf(h->model_type, sizeof h->model_type, "%s", t->valuestring);
 	}
+	return 0;
+}
 
-	/* the scaling dict: rope_scaling wins when it is a non-empty object (v5
-	 * convert_rope_params_to_dict: `rope_scaling or rope_parameters`) */
-	rs = item(root, "rope_scaling");
-	rp = item(root, "rope_parameters");
+/* The scaling dict and its type: rope_scaling wins when it is a non-empty
+ * object (v5 convert_rope_params_to_dict: `rope_scaling or
+ * rope_parameters`); the type is "rope_type", else the legacy "type". */
+static int scaling_dict(struct ctx *c, struct found *f, struct pe_hfconfig *h)
+{
+	const cJSON *rs = item(f->root, "rope_scaling"), *t = NULL;
+	const char *type = "default";
+	int s;
+
+	f->rp = item(f->root, "rope_parameters");
 	if (rs && !cJSON_IsObject(rs))
 		return bad(c, NULL, "rope_scaling", "an object or null", rs);
-	if (rp && !cJSON_IsObject(rp))
-		return bad(c, NULL, "rope_parameters", "an object or null", rp);
+	if (f->rp && !cJSON_IsObject(f->rp))
+		return bad(c, NULL, "rope_parameters", "an object or null", f->rp);
 	if (rs && rs->child) {
-		d = rs;
-		dn = "rope_scaling";
-	} else if (rp) {
-		d = rp;
-		dn = "rope_parameters";
+		f->dict = rs;
+		f->dn = "rope_scaling";
+	} else if (f->rp) {
+		f->dict = f->rp;
+		f->dn = "rope_parameters";
 	}
-	h->dict = dn;
-	snprintf(h->dict_key, sizeof h->dict_key, "%s", dn ? dn : "rope_parameters");
+	h->dict = f->dn;
+	snprintf(h->dict_key, sizeof h->dict_key, "%s", f->dn ? f->dn : "rope_parameters");
 	snprintf(h->type_key, sizeof h->type_key, "%s.rope_type", h->dict_key);
-	if (d) {
-		t = item(d, "rope_type");
+	if (f->dict) {
+		t = item(f->dict, "rope_type");
 		if (t) {
 			if (!cJSON_IsString(t))
-				return bad(c, dn, "rope_type", "a string", t);
+				return bad(c, f->dn, "rope_type", "a string", t);
 		} else {
-			t = item(d, "type");
+			t = item(f->dict, "type");
 			if (t && !cJSON_IsString(t))
-				return bad(c, dn, "type", "a string", t);
+				return bad(c, f->dn, "type", "a string", t);
+			if (t)
+				snprintf(h->type_key, sizeof h->type_key, "%s.type", f->dn);
 		}
 		if (t)
 			type = t->valuestring;
-		if (t && !item(d, "rope_type"))
-			snprintf(h->type_key, sizeof h->type_key, "%s.type", dn);
 	}
 	s = pe_rope_scaling_by_name(type);
 	if (s < 0 || strcmp(type, "none") == 0) {
@@ -192,51 +205,77 @@ static int resolve(struct ctx *c, const cJSON *root, struct pe_hfconfig *h)
 		snprintf(shown, sizeof shown, "%s", type);
 		return pe_fail(c->err, PE_ERR_DATA,
 			       "%s: unsupported %s.%s '%s' (posenc knows default, linear, dynamic, yarn, llama3, longrope)",
-			       c->name, dn, item(d, "rope_type") ? "rope_type" : "type", shown);
+			       c->name, f->dn, item(f->dict, "rope_type") ? "rope_type" : "type", shown);
 	}
 	h->scaling = (enum pe_rope_scaling)s;
+	return 0;
+}
 
-	/* theta */
+/* theta: rope_parameters.rope_theta, else rope_theta, else rotary_emb_base
+ * (GPT-NeoX), else 10000; the key it came from, for messages */
+static int theta(struct ctx *c, struct found *f, struct pe_hfconfig *h)
+{
+	static const struct {
+		int in_rp;
+		const char *key, *shown;
+	} order[] = {	/* lowest precedence first */
+		{ 0, "rotary_emb_base", "rotary_emb_base" },
+		{ 0, "rope_theta", "rope_theta" },
+		{ 1, "rope_theta", "rope_parameters.rope_theta" },
+	};
+	size_t i;
+	int present;
+
 	h->theta = 10000.0;
 	snprintf(h->theta_key, sizeof h->theta_key, "rope_theta");
-	if (number(c, root, NULL, "rotary_emb_base", NUM_POSITIVE, &h->theta, &present) != 0)
-		return -1;
-	if (present)
-		snprintf(h->theta_key, sizeof h->theta_key, "rotary_emb_base");
-	if (number(c, root, NULL, "rope_theta", NUM_POSITIVE, &h->theta, &present) != 0)
-		return -1;
-	if (present)
-		snprintf(h->theta_key, sizeof h->theta_key, "rope_theta");
-	if (rp && number(c, rp, "rope_parameters", "rope_theta", NUM_POSITIVE, &h->theta,
-			 &present) != 0)
-		return -1;
-	if (rp && present)
-		snprintf(h->theta_key, sizeof h->theta_key, "rope_parameters.rope_theta");
+	for (i = 0; i < sizeof order / sizeof order[0]; i++) {
+		const cJSON *obj = order[i].in_rp ? f->rp : f->root;
 
-	/* head dim */
-	if (count(c, root, NULL, "head_dim", &h->head_dim) != 0)
+		if (!obj)
+			continue;
+		if (number(c, obj, order[i].in_rp ? "rope_parameters" : NULL, order[i].key,
+			   NUM_POSITIVE, &h->theta, &present) != 0)
+			return -1;
+		if (present)
+			snprintf(h->theta_key, sizeof h->theta_key, "%s", order[i].shown);
+	}
+	return 0;
+}
+
+/* head_dim, else hidden_size // num_attention_heads (GPT-J's n_embd //
+ * n_head) */
+static int head_dim(struct ctx *c, struct found *f, struct pe_hfconfig *h)
+{
+	double hidden = 0, heads = 0;
+
+	if (count(c, f->root, NULL, "head_dim", &h->head_dim) != 0 ||
+	    number(c, f->root, NULL, "hidden_size", NUM_COUNT, &hidden, NULL) != 0 ||
+	    number(c, f->root, NULL, "num_attention_heads", NUM_COUNT, &heads, NULL) != 0)
 		return -1;
-	if (number(c, root, NULL, "hidden_size", NUM_COUNT, &hidden, NULL) != 0 ||
-	    number(c, root, NULL, "num_attention_heads", NUM_COUNT, &heads, NULL) != 0)
+	if (hidden == 0 && number(c, f->root, NULL, "n_embd", NUM_COUNT, &hidden, NULL) != 0)
 		return -1;
-	if (hidden == 0 && number(c, root, NULL, "n_embd", NUM_COUNT, &hidden, NULL) != 0)
-		return -1;
-	if (heads == 0 && number(c, root, NULL, "n_head", NUM_COUNT, &heads, NULL) != 0)
+	if (heads == 0 && number(c, f->root, NULL, "n_head", NUM_COUNT, &heads, NULL) != 0)
 		return -1;
 	if (h->head_dim == 0 && hidden > 0 && heads > 0) {
 		h->head_dim = (uint64_t)hidden / (uint64_t)heads;
 		h->head_dim_derived = 1;
 	}
+	return 0;
+}
 
-	/* partial rotary: the top level, the dict, GPT-NeoX's rotary_pct, its
-	 * model default */
-	pct = 1.0;
-	if (number(c, root, NULL, "partial_rotary_factor", NUM_POSITIVE, &pct, &present) != 0)
+/* partial rotary: the top level, the dict, GPT-NeoX's rotary_pct, its
+ * model default; GPT-J's rotary_dim and pairs */
+static int partial_rotary(struct ctx *c, struct found *f, struct pe_hfconfig *h)
+{
+	double pct = 1.0;
+	int present;
+
+	if (number(c, f->root, NULL, "partial_rotary_factor", NUM_POSITIVE, &pct, &present) != 0)
 		return -1;
-	if (!present && d &&
-	    number(c, d, dn, "partial_rotary_factor", NUM_POSITIVE, &pct, &present) != 0)
+	if (!present && f->dict &&
+	    number(c, f->dict, f->dn, "partial_rotary_factor", NUM_POSITIVE, &pct, &present) != 0)
 		return -1;
-	if (!present && number(c, root, NULL, "rotary_pct", NUM_POSITIVE, &pct, &present) != 0)
+	if (!present && number(c, f->root, NULL, "rotary_pct", NUM_POSITIVE, &pct, &present) != 0)
 		return -1;
 	if (!present && strcmp(h->model_type, "gpt_neox") == 0) {
 		pct = 0.25;
@@ -246,48 +285,77 @@ static int resolve(struct ctx *c, const cJSON *root, struct pe_hfconfig *h)
 	if (pct > 1)
 		return pe_fail(c->err, PE_ERR_DATA,
 			       "%s: the partial rotary factor must be at most 1, got %g", c->name, pct);
-	if (count(c, root, NULL, "rotary_dim", &h->rotary_dim) != 0)
+	if (count(c, f->root, NULL, "rotary_dim", &h->rotary_dim) != 0)
 		return -1;
 	h->interleaved = strcmp(h->model_type, "gptj") == 0;
+	return 0;
+}
 
-	/* lengths */
-	if (count(c, root, NULL, "max_position_embeddings", &h->max_positions) != 0 ||
-	    count(c, root, NULL, "original_max_position_embeddings", &top_orig) != 0 ||
-	    (d && count(c, d, dn, "original_max_position_embeddings", &dict_orig) != 0))
+/* The lengths and the scaling dict's numbers, each checked as a value. */
+static int scaling_values(struct ctx *c, struct found *f, struct pe_hfconfig *h)
+{
+	const cJSON *d = f->dict, *t;
+	const char *dn = f->dn;
+
+	if (count(c, f->root, NULL, "max_position_embeddings", &h->max_positions) != 0 ||
+	    count(c, f->root, NULL, "original_max_position_embeddings", &f->top_orig) != 0 ||
+	    (d && count(c, d, dn, "original_max_position_embeddings", &f->dict_orig) != 0))
 		return -1;
-
-	/* scaling parameters */
 	h->attention_factor = NAN;
 	h->truncate = -1;
-	if (d) {
-		t = item(d, "truncate");
-		if (t) {
-			if (!cJSON_IsBool(t))
-				return bad(c, dn, "truncate", "true or false", t);
-			h->truncate = cJSON_IsTrue(t);
-		}
-		if (number(c, d, dn, "factor", NUM_POSITIVE, &h->factor, NULL) != 0 ||
-		    number(c, d, dn, "attention_factor", NUM_POSITIVE, &h->attention_factor,
-			   NULL) != 0 ||
-		    number(c, d, dn, "beta_fast", NUM_NONNEG, &h->beta_fast, NULL) != 0 ||
-		    number(c, d, dn, "beta_slow", NUM_NONNEG, &h->beta_slow, NULL) != 0 ||
-		    number(c, d, dn, "mscale", NUM_NONNEG, &h->mscale, NULL) != 0 ||
-		    number(c, d, dn, "mscale_all_dim", NUM_NONNEG, &h->mscale_all_dim, NULL) != 0 ||
-		    number(c, d, dn, "low_freq_factor", NUM_POSITIVE, &h->low_freq_factor, NULL) != 0 ||
-		    number(c, d, dn, "high_freq_factor", NUM_POSITIVE, &h->high_freq_factor,
-			   NULL) != 0 ||
-		    list(c, d, dn, "short_factor", &h->short_factor, &h->nshort) != 0 ||
-		    list(c, d, dn, "long_factor", &h->long_factor, &h->nlong) != 0)
-			return -1;
+	if (!d)
+		return 0;
+	t = item(d, "truncate");
+	if (t) {
+		if (!cJSON_IsBool(t))
+			return bad(c, dn, "truncate", "true or false", t);
+		h->truncate = cJSON_IsTrue(t);
 	}
+	if (number(c, d, dn, "factor", NUM_POSITIVE, &h->factor, NULL) != 0 ||
+	    number(c, d, dn, "attention_factor", NUM_POSITIVE, &h->attention_factor, NULL) != 0 ||
+	    number(c, d, dn, "beta_fast", NUM_NONNEG, &h->beta_fast, NULL) != 0 ||
+	    number(c, d, dn, "beta_slow", NUM_NONNEG, &h->beta_slow, NULL) != 0 ||
+	    number(c, d, dn, "mscale", NUM_NONNEG, &h->mscale, NULL) != 0 ||
+	    number(c, d, dn, "mscale_all_dim", NUM_NONNEG, &h->mscale_all_dim, NULL) != 0 ||
+	    number(c, d, dn, "low_freq_factor", NUM_POSITIVE, &h->low_freq_factor, NULL) != 0 ||
+	    number(c, d, dn, "high_freq_factor", NUM_POSITIVE, &h->high_freq_factor, NULL) != 0 ||
+	    list(c, d, dn, "short_factor", &h->short_factor, &h->nshort) != 0 ||
+	    list(c, d, dn, "long_factor", &h->long_factor, &h->nlong) != 0)
+		return -1;
+	return 0;
+}
+
+/* L0 for yarn, llama3 and longrope: the top-level
+ * original_max_position_embeddings, else the dict's, else
+ * max_position_embeddings; the key it came from */
+static int original_max(struct ctx *c, struct found *f, struct pe_hfconfig *h)
+{
+	h->original_max = f->top_orig ? f->top_orig : f->dict_orig ? f->dict_orig : h->max_positions;
+	if (f->top_orig)
+		snprintf(h->original_key, sizeof h->original_key, "original_max_position_embeddings");
+	else if (f->dict_orig)
+		snprintf(h->original_key, sizeof h->original_key, "%s.original_max_position_embeddings",
+			 f->dn);
+	else
+		snprintf(h->original_key, sizeof h->original_key, "max_position_embeddings");
+	if (h->original_max == 0)
+		return missing(c, NULL, "original_max_position_embeddings",
+			       "nor is there max_position_embeddings");
+	return 0;
+}
+
+/* The fields each rope type requires (transformers raises KeyError
+ * without them) and those it derives: dynamic's L0, yarn's and
+ * longrope's factor. */
+static int required(struct ctx *c, struct found *f, struct pe_hfconfig *h)
+{
+	const char *dn = f->dn;
 
 	switch (h->scaling) {
 	case PE_ROPE_NONE:
-		break;
+		return 0;
 	case PE_ROPE_LINEAR:
-		if (h->factor == 0)
-			return missing(c, dn, "factor", "rope type linear needs it");
-		break;
+		return h->factor == 0 ? missing(c, dn, "factor", "rope type linear needs it") : 0;
 	case PE_ROPE_DYNAMIC:
 		if (h->factor == 0)
 			return missing(c, dn, "factor", "rope type dynamic needs it");
@@ -296,46 +364,48 @@ static int resolve(struct ctx *c, const cJSON *root, struct pe_hfconfig *h)
 				       "dynamic scales relative to it");
 		h->original_max = h->max_positions;
 		snprintf(h->original_key, sizeof h->original_key, "max_position_embeddings");
-		break;
-	case PE_ROPE_YARN:
+		return 0;
 	case PE_ROPE_LLAMA3:
+		if (original_max(c, f, h) != 0)
+			return -1;
+		if (h->factor == 0)
+			return missing(c, dn, "factor", "rope type llama3 needs it");
+		if (h->low_freq_factor == 0)
+			return missing(c, dn, "low_freq_factor", "rope type llama3 needs it");
+		if (h->high_freq_factor == 0)
+			return missing(c, dn, "high_freq_factor", "rope type llama3 needs it");
+		return 0;
+	case PE_ROPE_YARN:
 	case PE_ROPE_LONGROPE:
-		h->original_max = top_orig ? top_orig : dict_orig ? dict_orig : h->max_positions;
-		if (top_orig)
-			snprintf(h->original_key, sizeof h->original_key, "original_max_position_embeddings");
-		else if (dict_orig)
-			snprintf(h->original_key, sizeof h->original_key,
-				 "%s.original_max_position_embeddings", dn);
-		else
-			snprintf(h->original_key, sizeof h->original_key, "max_position_embeddings");
-		if (h->original_max == 0)
-			return missing(c, NULL, "original_max_position_embeddings",
-				       "nor is there max_position_embeddings");
-		if (h->scaling == PE_ROPE_LLAMA3) {
-			if (h->factor == 0)
-				return missing(c, dn, "factor", "rope type llama3 needs it");
-			if (h->low_freq_factor == 0)
-				return missing(c, dn, "low_freq_factor", "rope type llama3 needs it");
-			if (h->high_freq_factor == 0)
-				return missing(c, dn, "high_freq_factor", "rope type llama3 needs it");
-			break;
-		}
+		if (original_max(c, f, h) != 0)
+			return -1;
 		if (h->factor == 0) {
 			if (h->max_positions == 0)
 				return missing(c, dn, "factor",
 					       "nor is there max_position_embeddings to derive it");
 			h->factor = (double)h->max_positions / (double)h->original_max;
 		}
-		if (h->scaling == PE_ROPE_LONGROPE) {
-			if (!h->short_factor)
-				return missing(c, dn, "short_factor", "rope type longrope needs it");
-			if (!h->long_factor)
-				return missing(c, dn, "long_factor", "rope type longrope needs it");
-		}
-		break;
+		if (h->scaling == PE_ROPE_LONGROPE && !h->short_factor)
+			return missing(c, dn, "short_factor", "rope type longrope needs it");
+		if (h->scaling == PE_ROPE_LONGROPE && !h->long_factor)
+			return missing(c, dn, "long_factor", "rope type longrope needs it");
+		return 0;
 	}
-
 	return 0;
+}
+
+/* The decisions in transformers' order (see hfconfig.h). */
+static int resolve(struct ctx *c, const cJSON *root, struct pe_hfconfig *h)
+{
+	struct found f;
+
+	memset(&f, 0, sizeof f);
+	f.root = root;
+	if (model(c, &f, h) != 0 || scaling_dict(c, &f, h) != 0 || theta(c, &f, h) != 0 ||
+	    head_dim(c, &f, h) != 0 || partial_rotary(c, &f, h) != 0 ||
+	    scaling_values(c, &f, h) != 0)
+		return -1;
+	return required(c, &f, h);
 }
 
 /* Drop every member of every object that a later member of the same
