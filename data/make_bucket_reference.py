@@ -8,8 +8,8 @@ as "d:id" pairs, one parameter set per line:
     deberta BUCKET_SIZE MAX_POSITION: d:id d:id ...
 The ids are computed with PyTorch float32 tensors, operation by operation
 as transformers' T5Attention._relative_position_bucket and DeBERTa-v2's
-make_log_bucket_position do (shared/research/pe-implementations.md §5;
-written here from those formulas).  Run with /usr/bin/python3 (PyTorch 1.13,
+make_log_bucket_position do (written here from those functions'
+formulas).  Run with /usr/bin/python3 (PyTorch 1.13,
 Debian's python3-torch).
 """
 import math

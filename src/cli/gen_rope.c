@@ -32,7 +32,7 @@ struct rope_opts {
 /* --table's names: core's tables, then all of them */
 #define TABLE_ALL PE_ROPE_NTABLES
 static const char *const tables[] = { "cos", "sin", "inv-freq", "angles", "all", NULL };
-/* in enum order */
+/* --layout's names: half (0, the default) or interleaved (1) */
 static const char *const layouts[] = { "half", "interleaved", NULL };
 
 /* which scalings use an option: bit (1 << scaling) */
@@ -108,7 +108,7 @@ static void apply_config(const struct pe_hfconfig *c, struct pe_rope_params *p)
 	p->theta = c->theta;
 	p->scaling = c->scaling;
 	if (c->interleaved)
-		p->layout = PE_ROPE_INTERLEAVED;
+		p->layout = PE_LAYOUT_INTERLEAVED;
 	if (c->factor > 0)
 		p->factor = c->factor;
 	p->original_max = c->original_max;
@@ -144,7 +144,7 @@ static int apply_options(struct pe_gen *g, const struct rope_opts *o, struct pe_
 	if (pe_gen_given(g, &o->scaling))
 		p->scaling = (enum pe_rope_scaling)o->scaling;
 	if (pe_gen_given(g, &o->layout))
-		p->layout = (enum pe_rope_layout)o->layout;
+		p->layout = o->layout == 0 ? PE_LAYOUT_HALF : PE_LAYOUT_INTERLEAVED;
 	p->precision = g->float32 ? PE_ROPE_FLOAT32 : PE_ROPE_EXACT;
 	if (pe_gen_given(g, &o->theta))
 		p->theta = o->theta;
@@ -246,7 +246,7 @@ static void record_meta(struct pe_gen *g, const struct pe_rope *r, const char *t
 
 	pe_meta_str(m, "kind", "rope");
 	pe_meta_str(m, "table", table);
-	pe_meta_str(m, "layout", p->layout == PE_ROPE_HALF ? "half" : "interleaved");
+	pe_meta_str(m, "layout", p->layout != PE_LAYOUT_INTERLEAVED ? "half" : "interleaved");
 	pe_meta_int(m, "positions", (int64_t)p->positions);
 	pe_meta_int(m, "offset", p->offset);
 	pe_meta_int(m, "head_dim", (int64_t)head_dim);

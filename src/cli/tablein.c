@@ -17,7 +17,7 @@ static const char *const keys[][5] = {
 	  "rel_w_input_shape" },
 };
 
-const char *pe_tablein_name(const char *path)
+static const char *pe_tablein_name(const char *path)
 {
 	return strcmp(path, "-") == 0 ? "stdin" : path;
 }

@@ -41,9 +41,6 @@ int pe_tablein_read(const struct pe_tablein *t, struct pe_meta *meta, enum pe_ta
  * line each: name, dtype, [shape], tab-separated.  Returns 0 or -1. */
 int pe_tablein_list(const char *path, FILE *fp, struct pe_error *err);
 
-/* "stdin" for "-", else path: how messages name an input. */
-const char *pe_tablein_name(const char *path);
-
 /* Put "NAME: " (NAME as pe_tablein_name(path)) in front of err's message:
  * for a problem with a table's values found after it was read. */
 void pe_tablein_prefix(struct pe_error *err, const char *path);

@@ -60,6 +60,9 @@ void pe_alibi_free(struct pe_alibi *a)
 	a->slope = NULL;
 }
 
+static int pe_alibi_fill(const void *ctx, uint64_t r0, size_t nrows, void *out,
+			 struct pe_error *err);
+
 int pe_alibi_tensor(const struct pe_alibi *a, struct pe_tensor *t, struct pe_error *err)
 {
 	uint64_t shape[3];
@@ -85,7 +88,7 @@ int pe_alibi_tensor(const struct pe_alibi *a, struct pe_tensor *t, struct pe_err
 	return pe_tensor_init(t, "alibi_bias", PE_F32, pe_alibi_fill, a, 1, 3, shape, err);
 }
 
-int pe_alibi_fill(const void *ctx, uint64_t r0, size_t nrows, void *out, struct pe_error *err)
+static int pe_alibi_fill(const void *ctx, uint64_t r0, size_t nrows, void *out, struct pe_error *err)
 {
 	const struct pe_alibi *a = ctx;
 	uint64_t n = a->p.positions, row, head, i, j;

@@ -1,7 +1,7 @@
 /*
  * alibi.h - ALiBi attention biases (Press, Smith and Lewis 2022).
  *
- * Slopes (shared/research/pe-implementations.md section 4.1): for H heads
+ * Slopes (the paper's section 3 and its reference code): for H heads
  * and bias maximum B (8; MPT's alibi_bias_max),
  *   H a power of two:  m_k = 2^(-B (k+1) / H),  k = 0 .. H-1
  *   otherwise:         c = 2^floor(log2 H); the c slopes of c heads, then
@@ -11,7 +11,7 @@
  * and EleutherAI gpt-neox give the same values).  Not monotonic for
  * non-powers of two: H = 12 gives 2^-1 .. 2^-8, 2^-0.5, 2^-1.5, 2^-2.5, 2^-3.5.
  *
- * Bias for query i, key j, head k (section 4.2):
+ * Bias for query i, key j, head k, as each implementation adds it:
  *   causal     -m_k (i - j) for j <= i, 0 above (EleutherAI gpt-neox; the
  *              mask is separate)
  *   symmetric  -m_k |i - j|  (MPT full=True, non-causal)
@@ -60,7 +60,5 @@ void pe_alibi_free(struct pe_alibi *a);
 /* The tensor: "alibi_slopes" (H,), or "alibi_bias" (H, N, N) -- streamed
  * as (H N) x N rows, head after head -- or (N, N) for one head.  Parallel. */
 int pe_alibi_tensor(const struct pe_alibi *a, struct pe_tensor *t, struct pe_error *err);
-
-int pe_alibi_fill(const void *ctx, uint64_t r0, size_t nrows, void *out, struct pe_error *err);
 
 #endif

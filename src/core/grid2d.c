@@ -15,11 +15,6 @@ void pe_grid2d_defaults(struct pe_grid2d_params *p)
 	p->base = 10000.0;
 }
 
-double pe_grid2d_freq(const struct pe_grid2d *g, size_t k)
-{
-	return g->freq[k].f;
-}
-
 /* sin and cos of pos w, each correctly rounded to float32. */
 static void axis_pair(const struct pe_freq *fr, int64_t pos, float *vs, float *vc)
 {

@@ -3,8 +3,8 @@
  *
  * Tokens are the cells of an H x W grid in row-major order (token
  * r W + c for row r, column c); D channels, D divisible by 4; q = D/4
- * frequencies w_k = base^(-k/q), k = 0 .. q-1 (shared/research/
- * pe-implementations.md sections 2.1, 2.2):
+ * frequencies w_k = base^(-k/q), k = 0 .. q-1 (He et al. 2022, MAE, and
+ * timm's 2-D sin-cos embedding, as their code below computes them):
  *
  *   mae   [sin(c w) | cos(c w) | sin(r w) | cos(r w)]   column first
  *         (facebookresearch/mae get_2d_sincos_pos_embed: its "emb_h" holds
@@ -47,9 +47,6 @@ struct pe_grid2d {
 };
 
 void pe_grid2d_defaults(struct pe_grid2d_params *p);
-
-/* Frequency k of an initialised grid, base^(-k / (D/4)) rounded to double. */
-double pe_grid2d_freq(const struct pe_grid2d *g, size_t k);
 
 /* Validate and prepare; PE_ERR_PARAM for bad parameters (D not divisible
  * by 4 says so). */

@@ -9,7 +9,7 @@
  * z = pe_rng_normal(seed, r, c), u = first uniform of counter (c, r, r>>32, 0).
  * Computed in double, rounded once to float.
  *
- * Presets (shared/research/pe-implementations.md section 6):
+ * Presets (each model's own initialiser):
  *   gpt2     normal, std 0.02 (Hugging Face GPT-2; OpenAI's code used 0.01)
  *   bert     trunc-normal, std 0.02 (google-research/bert)
  *   fairseq  normal, std D^-0.5 (LearnedPositionalEmbedding)

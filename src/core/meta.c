@@ -45,16 +45,6 @@ static struct pe_meta_item *slot(struct pe_meta *m, const char *key)
 	return &m->item[m->n++];
 }
 
-const struct pe_meta_item *pe_meta_get(const struct pe_meta *m, const char *key)
-{
-	size_t i;
-
-	for (i = 0; i < m->n; i++)
-		if (strcmp(m->item[i].key, key) == 0)
-			return &m->item[i];
-	return NULL;
-}
-
 void pe_meta_str(struct pe_meta *m, const char *key, const char *value)
 {
 	struct pe_meta_item *it = slot(m, key);

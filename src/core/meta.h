@@ -40,6 +40,5 @@ void pe_meta_num(struct pe_meta *m, const char *key, double value);
 void pe_meta_int(struct pe_meta *m, const char *key, int64_t value);
 void pe_meta_bool(struct pe_meta *m, const char *key, int value);
 void pe_meta_list(struct pe_meta *m, const char *key, const double *v, size_t n);
-const struct pe_meta_item *pe_meta_get(const struct pe_meta *m, const char *key);
 
 #endif

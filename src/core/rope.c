@@ -34,7 +34,7 @@ void pe_rope_defaults(struct pe_rope_params *p)
 	p->rotary_dim = 768;
 	p->theta = 10000.0;
 	p->scaling = PE_ROPE_NONE;
-	p->layout = PE_ROPE_HALF;
+	p->layout = PE_LAYOUT_HALF;
 	p->precision = PE_ROPE_EXACT;
 	p->beta_fast = 32.0;
 	p->beta_slow = 1.0;
@@ -433,6 +433,9 @@ void pe_rope_free(struct pe_rope *r)
 	r->freq = NULL;
 }
 
+static int pe_rope_fill(const void *ctx, uint64_t r0, size_t nrows, void *out,
+			struct pe_error *err);
+
 int pe_rope_tensor(struct pe_rope *r, enum pe_rope_table table, struct pe_tensor *t,
 		   struct pe_error *err)
 {
@@ -445,9 +448,9 @@ int pe_rope_tensor(struct pe_rope *r, enum pe_rope_table table, struct pe_tensor
 }
 
 /* put value v of frequency j into both of its columns */
-static void put(float *row, size_t j, size_t half, enum pe_rope_layout layout, float v)
+static void put(float *row, size_t j, size_t half, enum pe_layout layout, float v)
 {
-	if (layout == PE_ROPE_HALF) {
+	if (layout != PE_LAYOUT_INTERLEAVED) {
 		row[j] = v;
 		row[j + half] = v;
 	} else {
@@ -484,7 +487,7 @@ static int fill_steps(const struct pe_rope_view *v, uint64_t r0, size_t nrows, v
 			pe_steps_row(&r->steps, r->freq, pos, b, sa, ca, att,
 				     want_cos ? PE_STEP_COS : PE_STEP_SIN, fs, fc);
 			row = (float *)out + (i0 + b) * R;
-			if (r->p.layout == PE_ROPE_HALF) {
+			if (r->p.layout != PE_LAYOUT_INTERLEAVED) {
 				memcpy(row, val, n * sizeof *row);
 				memcpy(row + n, val, n * sizeof *row);
 			} else {
@@ -498,11 +501,11 @@ static int fill_steps(const struct pe_rope_view *v, uint64_t r0, size_t nrows, v
 	return 0;
 }
 
-int pe_rope_fill(const void *ctx, uint64_t r0, size_t nrows, void *out, struct pe_error *err)
+static int pe_rope_fill(const void *ctx, uint64_t r0, size_t nrows, void *out, struct pe_error *err)
 {
 	const struct pe_rope_view *v = ctx;
 	const struct pe_rope *r = v->rope;
-	enum pe_rope_layout layout = r->p.layout;
+	enum pe_layout layout = r->p.layout;
 	size_t n = r->nfreq, R = (size_t)r->p.rotary_dim, i, j;
 	int f32 = r->p.precision == PE_ROPE_FLOAT32, want_cos = v->table == PE_ROPE_COS;
 	float *row, ang, val;

@@ -2,8 +2,9 @@
  * rope.h - rotary position embedding tables (Su et al. 2021) with every
  * frequency-scaling rule of Hugging Face transformers.
  *
- * Formulas: shared/research/pe-implementations.md section 3, checked against
- * transformers' modeling_rope_utils.py (v5 era).  R is the rotary width
+ * Formulas: RoFormer (Su et al. 2021) and the scaling rules as transformers'
+ * modeling_rope_utils.py computes them (the _compute_*_parameters functions,
+ * v5 era; YaRN: Peng et al. 2023; LongRoPE: Ding et al. 2024).  R is the rotary width
  * (head_dim * partial_rotary_factor, even), j = 0 .. R/2-1 a frequency:
  *
  *   inv0_j   = theta^(-2j/R)
@@ -53,6 +54,7 @@
 
 #include "core/angle.h"
 #include "core/err.h"
+#include "core/layout.h"
 #include "core/tensor.h"
 
 /* The scaling names in enum order, NULL-terminated ("default", transformers'
@@ -64,7 +66,6 @@ enum pe_rope_scaling {
 	PE_ROPE_LONGROPE
 };
 enum pe_rope_table { PE_ROPE_COS, PE_ROPE_SIN, PE_ROPE_INV_FREQ, PE_ROPE_ANGLES, PE_ROPE_NTABLES };
-enum pe_rope_layout { PE_ROPE_HALF, PE_ROPE_INTERLEAVED };
 enum pe_rope_precision { PE_ROPE_EXACT, PE_ROPE_FLOAT32 };
 
 /* Rows per exactly computed angle in the exact cos/sin tables (core/angle.h) */
@@ -76,7 +77,7 @@ struct pe_rope_params {
 	uint64_t rotary_dim;		/* R, even, >= 2 */
 	double theta;			/* > 0 (10000) */
 	enum pe_rope_scaling scaling;
-	enum pe_rope_layout layout;
+	enum pe_layout layout;		/* DEFAULT is half */
 	enum pe_rope_precision precision;
 	double factor;			/* > 0; linear, dynamic, yarn, llama3, longrope */
 	uint64_t original_max;		/* L0; dynamic, yarn, llama3, longrope */
@@ -134,9 +135,6 @@ void pe_rope_free(struct pe_rope *r);
  * rope_angles; parallel. */
 int pe_rope_tensor(struct pe_rope *r, enum pe_rope_table table, struct pe_tensor *t,
 		   struct pe_error *err);
-
-/* pe_fill_fn over a struct pe_rope_view. */
-int pe_rope_fill(const void *ctx, uint64_t r0, size_t nrows, void *out, struct pe_error *err);
 
 /* Float32 helpers shared with the tests: powf and cosf/sinf emulated as
  * correctly rounded (computed in double, rounded once). */

@@ -1,7 +1,9 @@
 /*
  * sinusoidal.h - fixed sin/cos position tables (Vaswani et al. 2017 and the
- * conventions that followed it).  Formulas from
- * shared/research/pe-implementations.md section 1:
+ * conventions that followed it).  Formulas from the paper (section 3.5) and
+ * each convention's reference code: tensor2tensor's get_timing_signal_1d,
+ * fairseq's SinusoidalPositionalEmbedding.get_embedding, Marian's (as
+ * transformers' MarianSinusoidalPositionalEmbedding builds it):
  *
  *   preset   frequency k                                   layout  odd D
  *   vaswani  base^(-2k/D), k < ceil(D/2)                    inter.  last column a sin
@@ -36,10 +38,10 @@
 
 #include "core/angle.h"
 #include "core/err.h"
+#include "core/layout.h"
 #include "core/tensor.h"
 
 enum pe_sin_preset { PE_SIN_VASWANI, PE_SIN_T2T, PE_SIN_FAIRSEQ, PE_SIN_MARIAN };
-enum pe_layout { PE_LAYOUT_DEFAULT, PE_LAYOUT_INTERLEAVED, PE_LAYOUT_HALF };
 
 struct pe_sinusoidal_params {
 	enum pe_sin_preset preset;

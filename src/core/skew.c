@@ -21,7 +21,7 @@ enum { KIND_1D, KIND_2D, KIND_INDEX };
  * a tensor row. */
 #define INDEX_MAX_L (PE_MAX_COLS / 2)
 
-void pe_skew_input_shape(const struct pe_skew_params *p, uint64_t L, uint64_t *rows,
+static void pe_skew_input_shape(const struct pe_skew_params *p, uint64_t L, uint64_t *rows,
 			 uint64_t *cols)
 {
 	*rows = p->broadcast ? 1 : L;

@@ -3,7 +3,7 @@
  * Transformer), its inverse, the 2-D sum of BoTNet / Attention-Augmented
  * Convolution, and the map of which input column each cell reads.
  *
- * Conventions (research/similarity-skew.md section 3): query i, key j,
+ * Conventions (Huang et al. 2018, section 3.4.1; Shaw et al. 2018): query i, key j,
  * distance r = j - i (key minus query, as Shaw et al. and tensor2tensor).
  * Relative logits R have one column per distance: column c is distance
  * c - (L - 1), so c = L - 1 is the query itself.
@@ -69,13 +69,6 @@ struct pe_skew {
 	const float *rh, *rw;	/* 2-D inputs */
 	uint64_t rh_stride, rw_stride;	/* elements from one row to the next (0: broadcast) */
 };
-
-/*
- * The input's expected shape for L queries (1-D) as p says: rows x cols,
- * or 1 x cols with broadcast.
- */
-void pe_skew_input_shape(const struct pe_skew_params *p, uint64_t L, uint64_t *rows,
-			 uint64_t *cols);
 
 /*
  * A 1-D skew (forward or inverse, per p) of the table in (which must

@@ -95,10 +95,13 @@ struct pe_sink *pe_sink_safetensors_new(FILE *fp, const struct pe_sink_opts *opt
 struct pe_sink *pe_sink_png_new(FILE *fp, const struct pe_sink_opts *opts, struct pe_error *err);
 
 /*
- * The npy header (magic, version 1.0, length, dict, padding, newline) for
- * a tensor into buf (at least 256 bytes); returns its length, a multiple
- * of 64.  Shared with tests and with any writer that needs it.
+ * The raw sink with a header in front of the values (sink_npy.c): name
+ * for messages, header(t, buf, cap) writes it into buf and returns its
+ * length (0: it does not fit in cap bytes).
  */
-size_t pe_npy_header(const struct pe_tensor *t, unsigned char *buf, size_t cap);
+struct pe_sink *pe_sink_raw_headed(FILE *fp, const char *name,
+				   size_t (*header)(const struct pe_tensor *t, unsigned char *buf,
+						    size_t cap),
+				   struct pe_error *err);
 
 #endif

@@ -321,7 +321,7 @@ static void rope_inv(mpfr_t inv, const struct pe_rope *r, size_t j)
 /* column of frequency j (the first of its two) */
 static size_t rope_col(const struct pe_rope *r, size_t j)
 {
-	return r->p.layout == PE_ROPE_HALF ? j : 2 * j;
+	return r->p.layout != PE_LAYOUT_INTERLEAVED ? j : 2 * j;
 }
 
 /* whole blocks [b0, b0 + PE_ROPE_STEP) around the given rows, all four
@@ -367,7 +367,7 @@ static void check_rope(const char *what, const struct pe_rope_params *p, const u
 			int64_t pos = p->offset + (int64_t)(b0 + b);
 
 			for (j = 0; j < r.nfreq; j += jstep) {
-				size_t col = rope_col(&r, j), col2 = col + (r.p.layout == PE_ROPE_HALF ? half : 1);
+				size_t col = rope_col(&r, j), col2 = col + (r.p.layout != PE_LAYOUT_INTERLEAVED ? half : 1);
 				float wc = ref_value(inv[j], pos, 1, r.attention);
 				float ws = ref_value(inv[j], pos, 0, r.attention);
 				mpfr_t ang;
@@ -446,7 +446,7 @@ static void test_rope_scalings(void **state)
 		case 2:
 			p.scaling = PE_ROPE_LINEAR;
 			p.factor = 4;
-			p.layout = PE_ROPE_INTERLEAVED;
+			p.layout = PE_LAYOUT_INTERLEAVED;
 			break;
 		case 3:
 			p.scaling = PE_ROPE_DYNAMIC;
@@ -530,7 +530,7 @@ static void test_tiny_frequencies(void **state)
 	rp.scaling = PE_ROPE_LINEAR;
 	rp.factor = 1e300;
 	rp.attention_factor = 1 + 0x3p-24;
-	rp.layout = PE_ROPE_INTERLEAVED;
+	rp.layout = PE_LAYOUT_INTERLEAVED;
 	rows[0] = 0;
 	rows[1] = 99;
 	check_rope("rope linear 1e300", &rp, rows, 2, 1);

@@ -1,6 +1,9 @@
 /*
- * core/bucket: T5, DeBERTa and Swin ids against the published tables
- * (shared/research/pe-implementations.md §5, Swin issue #281) and against
+ * core/bucket: T5, DeBERTa and Swin ids against tables worked out by hand
+ * from T5's and DeBERTa's reference functions (mesh-tensorflow /
+ * transformers' _relative_position_bucket, DeBERTa-v2's
+ * make_log_bucket_position) and Swin's relative_position_index as
+ * microsoft/Swin-Transformer issue #281 prints it, and against
  * PyTorch's own float32 computation over 458 parameter sets
  * (data/buckets-*.txt, data/make_bucket_reference.py); the streamed
  * tensors against those ids.
@@ -32,7 +35,7 @@ static struct pe_bucket_params deberta(int64_t bs, int64_t mp)
 	return p;
 }
 
-/* |n| ranges -> bucket, from the research notes' T5 tables (defaults). */
+/* |n| ranges -> bucket for T5's defaults, worked out from its function. */
 struct range { int64_t lo, hi, id; };
 
 static void test_t5_bidirectional_table(void **state)

@@ -151,7 +151,7 @@ static void test_layout_permutation(void **state)
 	p.factor = 4;
 	p.original_max = 64;
 	init_ok(&h, &p);
-	p.layout = PE_ROPE_INTERLEAVED;
+	p.layout = PE_LAYOUT_INTERLEAVED;
 	init_ok(&in, &p);
 	a = table(&h, PE_ROPE_SIN);
 	b = table(&in, PE_ROPE_SIN);
