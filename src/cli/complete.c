@@ -32,6 +32,8 @@ static const struct {
 	{ "preset", { pe_sin_preset_names, pe_learned_preset_names, pe_gen_sincos2d_presets } },
 	{ "layout", { pe_gen_sinusoidal_layouts, pe_gen_rope_layouts } },
 	{ "precision", { pe_gen_precisions } },
+	{ "torch-cpu", { pe_gen_torch_cpus } },
+	{ "torch-vml", { pe_torch_vml_names } },
 	{ "init", { pe_learned_init_names } },
 	{ "table", { pe_gen_rope_tables, pe_gen_alibi_tables } },
 	{ "scaling", { pe_rope_scaling_names } },

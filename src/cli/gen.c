@@ -8,6 +8,7 @@
 
 #include "cli/emit.h"
 #include "cli/generate.h"
+#include "core/torch32.h"
 
 #define DEFAULT_POSITIONS 512
 #define DEFAULT_DIM 768
@@ -29,6 +30,46 @@ static const struct pe_gen_kind kinds[] = {
 #define NKINDS (sizeof kinds / sizeof kinds[0])
 
 const char *const pe_gen_precisions[] = { "exact", "float32", NULL };
+const char *const pe_gen_torch_cpus[] = { "auto", "avx2", "avx512", NULL };
+
+int pe_gen_torch(const struct pe_gen *g, int float32, struct pe_torch *t, struct pe_error *err)
+{
+	static const char *const names[] = { "torch-cpu", "torch-vml", "torch-threads" };
+	int cpu = 0, vml = PE_TORCH_SLEEF;
+	uint64_t threads = 1;
+	size_t i;
+
+	pe_torch_defaults(t);
+	for (i = 0; i < 3; i++)
+		if (!float32 && pe_gen_val(g, names[i]))
+			return pe_fail(err, PE_ERR_USAGE,
+				       "--%s applies to --precision float32 (PyTorch's kernels)", names[i]);
+	if (!float32)
+		return 0;
+	if (pe_opt_choice("torch-cpu", pe_gen_val(g, "torch-cpu"), pe_gen_torch_cpus, &cpu, err) != 0 ||
+	    pe_opt_choice("torch-vml", pe_gen_val(g, "torch-vml"), pe_torch_vml_names, &vml, err) != 0 ||
+	    pe_opt_u64("torch-threads", pe_gen_val(g, "torch-threads"), 1, 4096, &threads, err) != 0)
+		return -1;
+	if (cpu == 0) {
+		cpu = pe_torch_cpu_detect() + 1;
+		if (cpu == 0)
+			return pe_fail(err, PE_ERR_USAGE,
+				       "--torch-cpu auto: this CPU has no AVX2 with FMA, where PyTorch runs its scalar default kernels, which posenc does not reproduce; give --torch-cpu avx2 or avx512");
+	}
+	t->cpu = (enum pe_torch_cpu)(cpu - 1);
+	t->vml = (enum pe_torch_vml)vml;
+	t->threads = (unsigned)threads;
+	return 0;
+}
+
+/* torch_cpu, torch_vml, torch_threads in the meta */
+void pe_gen_torch_meta(struct pe_meta *m, const struct pe_torch *t)
+{
+	pe_meta_str(m, "torch_cpu", pe_torch_cpu_names[t->cpu]);
+	pe_meta_str(m, "torch_vml", pe_torch_vml_names[t->vml]);
+	if (t->vml == PE_TORCH_SLEEF)
+		pe_meta_int(m, "torch_threads", (int64_t)t->threads);
+}
 
 /* Options every kind takes. */
 static const char *const common_options[] = { "positions", "dim", "help", NULL };

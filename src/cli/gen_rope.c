@@ -18,7 +18,8 @@ const char *const pe_gen_rope_options[] = {
 	"offset", "layout", "table", "theta", "rotary-dim", "partial-rotary-factor", "scaling",
 	"factor", "original-max-positions", "seq-len", "beta-fast", "beta-slow", "mscale",
 	"mscale-all-dim", "attention-factor", "low-freq-factor", "high-freq-factor",
-	"short-factor", "long-factor", "truncate", "no-truncate", "precision", "from-config", NULL
+	"short-factor", "long-factor", "truncate", "no-truncate", "precision", "from-config",
+	"torch-cpu", "torch-vml", "torch-threads", NULL
 };
 
 const char *const pe_gen_rope_tables[] = { "cos", "sin", "inv-freq", "angles", "all", NULL };
@@ -124,6 +125,8 @@ static int parse_options(struct pe_gen *g, struct rope_state *st, struct pe_rope
 	p->scaling = (enum pe_rope_scaling)scaling;
 	p->layout = (enum pe_rope_layout)layout;
 	p->precision = (enum pe_rope_precision)precision;
+	if (pe_gen_torch(g, precision == PE_ROPE_FLOAT32, &p->torch, err) != 0)
+		return -1;
 	if (pe_opt_double("theta", pe_gen_val(g, "theta"), 1, &p->theta, err) != 0 ||
 	    pe_opt_double("factor", pe_gen_val(g, "factor"), 1, &p->factor, err) != 0 ||
 	    pe_opt_double("beta-fast", pe_gen_val(g, "beta-fast"), 1, &p->beta_fast, err) != 0 ||
@@ -233,6 +236,8 @@ static void record_meta(struct pe_gen *g, const struct pe_rope *r, const char *t
 	pe_meta_num(m, "theta", p->theta);
 	pe_meta_str(m, "scaling", pe_rope_scaling_name(s));
 	pe_meta_str(m, "precision", p->precision == PE_ROPE_EXACT ? "exact" : "float32");
+	if (p->precision == PE_ROPE_FLOAT32)
+		pe_gen_torch_meta(m, &p->torch);
 	if (cfgpath)
 		pe_meta_str(m, "config", cfgpath);
 	if (s != PE_ROPE_NONE && p->factor > 0)

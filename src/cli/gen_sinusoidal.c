@@ -6,7 +6,7 @@
 
 const char *const pe_gen_sinusoidal_options[] = {
 	"offset", "preset", "layout", "base", "min-timescale", "max-timescale", "padding-idx",
-	"precision", NULL
+	"precision", "torch-cpu", "torch-vml", "torch-threads", NULL
 };
 
 const char *const pe_gen_sinusoidal_layouts[] = { "interleaved", "half", NULL };
@@ -33,6 +33,8 @@ int pe_gen_sinusoidal(struct pe_gen *g, struct pe_error *err)
 	p.positions = g->positions;
 	p.dim = g->dim;
 	p.float32 = precision == 1;
+	if (pe_gen_torch(g, p.float32, &p.torch, err) != 0)
+		return -1;
 	if (layout >= 0)
 		p.layout = layout == 0 ? PE_LAYOUT_INTERLEAVED : PE_LAYOUT_HALF;
 	if (preset == PE_SIN_T2T) {
@@ -92,7 +94,11 @@ int pe_gen_sinusoidal(struct pe_gen *g, struct pe_error *err)
 	}
 	if (p.padding_idx >= 0)
 		pe_meta_int(&g->meta, "padding_idx", p.padding_idx);
-	if (p.float32)
-		pe_meta_str(&g->meta, "precision", "float32 (PyTorch tutorial)");
+	if (p.float32) {
+		pe_meta_str(&g->meta, "precision", p.preset == PE_SIN_FAIRSEQ
+							   ? "float32 (fairseq's get_embedding)"
+							   : "float32 (PyTorch tutorial)");
+		pe_gen_torch_meta(&g->meta, &p.torch);
+	}
 	return 0;
 }

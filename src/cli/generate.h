@@ -82,6 +82,12 @@ const char *pe_gen_val(const struct pe_gen *g, const char *name);
 	{ "short-factor", 0, "LIST", "longrope: R/2 comma-separated factors" },            \
 	{ "long-factor", 0, "LIST", "longrope: R/2 factors, used when seq-len > L0" },     \
 	{ "from-config", 0, "FILE", "read a Hugging Face config.json; options override it" }, \
+	{ NULL, 0, NULL, "PyTorch's float32 kernels (rope, sinusoidal; --precision float32):" }, \
+	{ "torch-cpu", 0, "V", "auto (default: what PyTorch picks on this CPU), avx2, avx512:\n" \
+			       "ATen's vector kernels (pow, and SLEEF's cos/sin/exp)" }, \
+	{ "torch-vml", 0, "V", "sleef (default: builds without MKL, same bytes on every CPU)\n" \
+			       "or mkl (pip's x86-64 wheels: loads libmkl_rt.so.2) for cos/sin/exp" }, \
+	{ "torch-threads", 0, "T", "torch.get_num_threads() (sleef: cos/sin chunks), default 1" }, \
 	{ NULL, 0, NULL, "Alibi:" },                                                       \
 	{ "heads", 0, "H", "number of heads, default 8" },                                 \
 	{ "head", 0, "K", "only head K's N x N bias (0-based)" },                          \
@@ -128,6 +134,12 @@ int pe_gen_build(struct pe_gen *g, const struct pe_gen_kind *kind, const struct 
 
 void pe_gen_free(struct pe_gen *g);
 
+/* --torch-cpu, --torch-vml, --torch-threads into t (core/torch32.h); a
+ * usage error when one is given without float32 (given: --precision). */
+struct pe_torch;
+int pe_gen_torch(const struct pe_gen *g, int float32, struct pe_torch *t, struct pe_error *err);
+void pe_gen_torch_meta(struct pe_meta *m, const struct pe_torch *t);
+
 int pe_gen_sinusoidal(struct pe_gen *g, struct pe_error *err);
 int pe_gen_learned(struct pe_gen *g, struct pe_error *err);
 int pe_gen_rope(struct pe_gen *g, struct pe_error *err);
@@ -143,6 +155,7 @@ extern const char *const pe_gen_rope_layouts[];
 extern const char *const pe_gen_alibi_tables[];
 extern const char *const pe_gen_alibi_forms[];
 extern const char *const pe_gen_sincos2d_presets[];
+extern const char *const pe_gen_torch_cpus[];
 
 extern const char *const pe_gen_sinusoidal_options[];
 extern const char *const pe_gen_learned_options[];
