@@ -15,26 +15,11 @@ struct df {
 	float x, y;
 };
 
-static uint32_t bits(float f)
-{
-	uint32_t u;
-
-	memcpy(&u, &f, sizeof u);
-	return u;
-}
-
-static float from_bits(uint32_t u)
-{
-	float f;
-
-	memcpy(&f, &u, sizeof f);
-	return f;
-}
 
 /* x with its sign flipped where y is negative (vmulsign) */
 static float mulsign(float x, float y)
 {
-	return from_bits(bits(x) ^ (bits(y) & 0x80000000u));
+	return pe_f32_from_bits(pe_f32_bits(x) ^ (pe_f32_bits(y) & 0x80000000u));
 }
 
 /* cvtps2dq: nearest even; NaN and out of range give INT32_MIN */
@@ -56,7 +41,7 @@ static int32_t cvt_trunc(float f)
 /* 2^q as a float built from its exponent field (vpow2i): q + 127 in 1..254 */
 static float pow2i(int32_t q)
 {
-	return from_bits(((uint32_t)q + 0x7fu) << 23);
+	return pe_f32_from_bits(((uint32_t)q + 0x7fu) << 23);
 }
 
 static struct df df_make(float x, float y)
@@ -210,12 +195,12 @@ static struct dfi rempi(float a)
 {
 	struct df x, y;
 	struct dfi r;
-	int32_t ex = (int32_t)((bits(a) >> 23) & 0xff) - 0x7f, q, qi;
+	int32_t ex = (int32_t)((pe_f32_bits(a) >> 23) & 0xff) - 0x7f, q, qi;
 	float rest;
 
 	ex -= 25;
 	q = ex > 90 - 25 ? -64 : 0;
-	a = from_bits(bits(a) + ((uint32_t)q << 23));
+	a = pe_f32_from_bits(pe_f32_bits(a) + ((uint32_t)q << 23));
 	if (ex < 0)
 		ex = 0;
 	if (ex > 102)
@@ -266,7 +251,7 @@ static float trig_poly(struct df t)
 
 static float nan_if_not_finite(float d, float x)
 {
-	return isfinite(d) ? x : from_bits(0xffffffffu);
+	return isfinite(d) ? x : pe_f32_from_bits(0xffffffffu);
 }
 
 float pe_sleef_sinf(float d, int ph)
@@ -295,8 +280,8 @@ float pe_sleef_sinf(float d, int ph)
 	}
 	u = trig_poly(s);
 	if (q & 1)
-		u = from_bits(bits(u) ^ 0x80000000u);
-	if (bits(d) == 0x80000000u)
+		u = pe_f32_from_bits(pe_f32_bits(u) ^ 0x80000000u);
+	if (pe_f32_bits(d) == 0x80000000u)
 		u = d;
 	return u;
 }
@@ -330,7 +315,7 @@ float pe_sleef_cosf(float d, int ph)
 	}
 	u = trig_poly(s);
 	if ((q & 2) == 0)
-		u = from_bits(bits(u) ^ 0x80000000u);
+		u = pe_f32_from_bits(pe_f32_bits(u) ^ 0x80000000u);
 	return u;
 }
 
@@ -373,8 +358,8 @@ static struct df logk(float d)
 
 	if (tiny)
 		d *= 18446744073709551616.0f;	/* 2^64 */
-	e = (int32_t)((bits(d * (1.0f / 0.75f)) >> 23) & 0xff) - 0x7f;
-	m = from_bits(bits(d) + ((uint32_t)-e << 23));
+	e = (int32_t)((pe_f32_bits(d * (1.0f / 0.75f)) >> 23) & 0xff) - 0x7f;
+	m = pe_f32_from_bits(pe_f32_bits(d) + ((uint32_t)-e << 23));
 	if (tiny)
 		e -= 64;
 	x = df_div(df_add2_ff(-1.0f, m), df_add2_ff(1.0f, m));
@@ -402,9 +387,9 @@ static float ldexpk(float x, int32_t q)
 	m += 0x7f;
 	m = m > 0 ? m : 0;
 	m = m > 0xff ? 0xff : m;
-	u = from_bits((uint32_t)m << 23);
+	u = pe_f32_from_bits((uint32_t)m << 23);
 	x = ((x * u) * u) * u * u;
-	return x * from_bits(((uint32_t)q + 0x7fu) << 23);
+	return x * pe_f32_from_bits(((uint32_t)q + 0x7fu) << 23);
 }
 
 /* exp of a double float (expkf) */
@@ -446,7 +431,7 @@ float pe_sleef_powf(float x, float y)
 	if (isinf(x) || x == 0)
 		r = (yisodd ? mulsign(1.0f, x) : 1.0f) * ((x == 0 ? -y : y) < 0 ? 0.0f : INFINITY);
 	if (isnan(x) || isnan(y))
-		r = from_bits(0xffffffffu);
+		r = pe_f32_from_bits(0xffffffffu);
 	if (y == 0 || x == 1)
 		r = 1.0f;
 	return r;

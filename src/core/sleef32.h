@@ -33,6 +33,26 @@
 #define PE_SLEEF32_H
 
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* A float's bits and back (the emulations work on the encoding, as the
+ * vector code does on its lanes). */
+static inline uint32_t pe_f32_bits(float f)
+{
+	uint32_t u;
+
+	memcpy(&u, &f, sizeof u);
+	return u;
+}
+
+static inline float pe_f32_from_bits(uint32_t u)
+{
+	float f;
+
+	memcpy(&f, &u, sizeof f);
+	return f;
+}
 
 /* Lanes of a vector: Vectorized<float>::size() in the two builds. */
 #define PE_SLEEF_AVX2_LANES 8

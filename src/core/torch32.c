@@ -89,28 +89,13 @@ static const uint64_t exp2f_tab[32] = {
 static const double exp2f_poly[3] = { 0x1.c6af84b912394p-5, 0x1.ebfce50fac4f3p-3,
 				      0x1.62e42ff0c52d6p-1 };
 
-static uint32_t fbits(float f)
-{
-	uint32_t u;
-
-	memcpy(&u, &f, sizeof u);
-	return u;
-}
-
-static float ffrom(uint32_t u)
-{
-	float f;
-
-	memcpy(&f, &u, sizeof f);
-	return f;
-}
 
 static double glibc_log2(uint32_t ix)
 {
 	uint32_t tmp = ix - 0x3f330000u, top = tmp & 0xff800000u;
 	int i = (int)((tmp >> 19) % 16);
 	int k = (int32_t)top >> 23;
-	double z = (double)ffrom(ix - top), r, r2, r4, p, q, y, y0;
+	double z = (double)pe_f32_from_bits(ix - top), r, r2, r4, p, q, y, y0;
 
 	r = fma(z, powf_invc[i], -1.0);
 	y0 = powf_logc[i] + (double)k;
@@ -170,7 +155,7 @@ static int zeroinfnan(uint32_t i)
 
 float pe_glibc_powf(float x, float y)
 {
-	uint32_t ix = fbits(x), iy = fbits(y);
+	uint32_t ix = pe_f32_bits(x), iy = pe_f32_bits(y);
 	uint64_t sign_bias = 0;
 	double ylogx;
 
@@ -205,7 +190,7 @@ float pe_glibc_powf(float x, float y)
 			ix &= 0x7fffffffu;
 		}
 		if (ix < 0x00800000u) {
-			ix = fbits(x * 0x1p23f) & 0x7fffffffu;
+			ix = pe_f32_bits(x * 0x1p23f) & 0x7fffffffu;
 			ix -= 23u << 23;
 		}
 	}

@@ -16,25 +16,6 @@
 #include "core/torch32.h"
 #include "sleef_ref.h"
 
-static int same(float a, float b)
-{
-	return memcmp(&a, &b, sizeof a) == 0 || (isnan(a) && isnan(b));
-}
-
-static float emulate(enum ref_fn fn, const float *x, size_t n, size_t k, float y)
-{
-	switch (fn) {
-	case REF_SIN:
-		return pe_sleef_sinf(x[k], pe_sleef_trig_ph(x, n));
-	case REF_COS:
-		return pe_sleef_cosf(x[k], pe_sleef_trig_ph(x, n));
-	case REF_EXP:
-		return pe_sleef_expf(x[k]);
-	default:
-		return pe_sleef_powf(x[k], y);
-	}
-}
-
 int main(void)
 {
 	static const char *const names[] = { "sin", "cos", "exp", "pow", "glibc powf" };
@@ -64,20 +45,20 @@ int main(void)
 			if (has512) {
 				ref_avx512((enum ref_fn)f, in, y, out);
 				for (k = 0; k < 16; k++, n[f]++)
-					if (!same(out[k], emulate((enum ref_fn)f, in, 16, k, y[k])) &&
+					if (!ref_same(out[k], ref_emulate((enum ref_fn)f, in, 16, k, y[k])) &&
 					    bad[f]++ < 5)
 						printf("%s16 %a: %a\n", names[f], (double)in[k], (double)out[k]);
 			}
 			for (h = 0; h < 16; h += 8) {
 				ref_avx2((enum ref_fn)f, in + h, y + h, out);
 				for (k = 0; k < 8; k++, n[f]++)
-					if (!same(out[k], emulate((enum ref_fn)f, in + h, 8, k, y[h + k])) &&
+					if (!ref_same(out[k], ref_emulate((enum ref_fn)f, in + h, 8, k, y[h + k])) &&
 					    bad[f]++ < 5)
 						printf("%s8 %a: %a\n", names[f], (double)in[h + k], (double)out[k]);
 			}
 		}
 		for (k = 0; k < 16; k++, n[4]++)
-			if (!same(powf(ax[k], y[k]), pe_glibc_powf(ax[k], y[k])) && bad[4]++ < 5)
+			if (!ref_same(powf(ax[k], y[k]), pe_glibc_powf(ax[k], y[k])) && bad[4]++ < 5)
 				printf("powf %a %a\n", (double)ax[k], (double)y[k]);
 	}
 	for (f = 0; f < 5; f++) {

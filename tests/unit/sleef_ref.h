@@ -8,6 +8,10 @@
 #ifndef PE_SLEEF_REF_H
 #define PE_SLEEF_REF_H
 
+#include <string.h>
+
+#include "core/sleef32.h"
+
 #if defined(__GNUC__) && defined(__x86_64__)
 #define PE_SLEEF_REF 1
 
@@ -77,6 +81,28 @@ __attribute__((target("avx2,fma,avx512f"), noinline)) static void ref_avx512(enu
 		break;
 	}
 	_mm512_storeu_ps(out, r);
+}
+
+/* the emulation of the same: lane k of the n lanes x (y[k] pow's exponent) */
+static inline float ref_emulate(enum ref_fn fn, const float *x, size_t n, size_t k, float y)
+{
+	switch (fn) {
+	case REF_SIN:
+		return pe_sleef_sinf(x[k], pe_sleef_trig_ph(x, n));
+	case REF_COS:
+		return pe_sleef_cosf(x[k], pe_sleef_trig_ph(x, n));
+	case REF_EXP:
+		return pe_sleef_expf(x[k]);
+	default:
+		return pe_sleef_powf(x[k], y);
+	}
+}
+
+/* identical bits, or both NaN (the vector code's NaN payloads are not part
+ * of the contract: PyTorch's tables hold no NaN) */
+static inline int ref_same(float a, float b)
+{
+	return memcmp(&a, &b, sizeof a) == 0 || (a != a && b != b);
 }
 #endif
 

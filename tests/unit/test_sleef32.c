@@ -20,27 +20,6 @@
 #include "sleef_ref.h"
 #include "testutil.h"
 
-/* identical bits, or both NaN (the vector code's NaN payloads are not part
- * of the contract: PyTorch's tables hold no NaN) */
-static int same(float a, float b)
-{
-	return memcmp(&a, &b, sizeof a) == 0 || (isnan(a) && isnan(b));
-}
-
-static float emulate(enum ref_fn fn, const float *lanes, size_t n, size_t k, float y)
-{
-	switch (fn) {
-	case REF_SIN:
-		return pe_sleef_sinf(lanes[k], pe_sleef_trig_ph(lanes, n));
-	case REF_COS:
-		return pe_sleef_cosf(lanes[k], pe_sleef_trig_ph(lanes, n));
-	case REF_EXP:
-		return pe_sleef_expf(lanes[k]);
-	default:
-		return pe_sleef_powf(lanes[k], y);
-	}
-}
-
 static const char *const fn_names[] = { "sin", "cos", "exp", "pow" };
 
 /* every fn over vectors of n lanes: x[k] from the pattern stream, y[k] an
@@ -57,9 +36,9 @@ static uint64_t check_vectors(enum ref_fn fn, size_t n, const float *x, const fl
 	else
 		ref_avx512(fn, x, y, out);
 	for (k = 0; k < n; k++) {
-		float e = emulate(fn, x, n, k, y[k]);
+		float e = ref_emulate(fn, x, n, k, y[k]);
 
-		if (!same(out[k], e) && bad++ < 3)
+		if (!ref_same(out[k], e) && bad++ < 3)
 			print_message("%s%zu(%a%s%a): libsleef %a, emulation %a\n", fn_names[fn], n,
 				      (double)x[k], fn == REF_POW ? ", " : "",
 				      fn == REF_POW ? (double)y[k] : 0.0, (double)out[k], (double)e);
@@ -182,7 +161,7 @@ static void test_edges(void **state)
 		for (k = 1; k < 16; k++)
 			y[k] = 1.0f;
 		ref_avx2(REF_COS, x, y, out);
-		bad += !same(out[0], pe_sleef_cosf(x[0], pe_sleef_trig_ph(x, 1)));
+		bad += !ref_same(out[0], pe_sleef_cosf(x[0], pe_sleef_trig_ph(x, 1)));
 	}
 	assert_int_equal(bad, 0);
 }
@@ -215,7 +194,7 @@ static void test_glibc_powf(void **state)
 			float a = powf(x, y), b = pe_glibc_powf(x, y);
 
 			n++;
-			if (!same(a, b) && bad++ < 3)
+			if (!ref_same(a, b) && bad++ < 3)
 				print_message("powf(%a, %a): libm %a, emulation %a\n", (double)x,
 					      (double)y, (double)a, (double)b);
 		}
@@ -239,16 +218,16 @@ static void test_pow_split(void **state)
 	t.cpu = PE_TORCH_AVX512;
 	pe_torch_pow_scalar(&t, 10000.0f, e, out, 40);
 	for (j = 0; j < 40; j++)
-		assert_true(same(out[j], j < 32 ? pe_sleef_powf(10000.0f, e[j])
+		assert_true(ref_same(out[j], j < 32 ? pe_sleef_powf(10000.0f, e[j])
 						: pe_glibc_powf(10000.0f, e[j])));
 	t.cpu = PE_TORCH_AVX2;
 	pe_torch_pow_scalar(&t, 10000.0f, e, out, 40);
 	for (j = 0; j < 40; j++)
-		assert_true(same(out[j], j < 32 ? pe_sleef_powf(10000.0f, e[j])
+		assert_true(ref_same(out[j], j < 32 ? pe_sleef_powf(10000.0f, e[j])
 						: pe_glibc_powf(10000.0f, e[j])));
 	pe_torch_pow_scalar(&t, 10000.0f, e, out, 15);
 	for (j = 0; j < 15; j++)
-		assert_true(same(out[j], pe_glibc_powf(10000.0f, e[j])));
+		assert_true(ref_same(out[j], pe_glibc_powf(10000.0f, e[j])));
 }
 
 int main(void)
