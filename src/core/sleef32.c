@@ -376,20 +376,23 @@ static struct df logk(float d)
 	return s;
 }
 
-/* vldexp: x 2^q in five exact steps, the exponent clamped to a float's */
+/* vldexp: x 2^q in five exact steps, the exponent clamped to a float's;
+ * the integer steps wrap as the vector lanes do (q may be INT32_MIN, from
+ * a NaN) */
 static float ldexpk(float x, int32_t q)
 {
-	int32_t m = q >> 31;
+	uint32_t m = (uint32_t)(q >> 31), uq = (uint32_t)q;
+	int32_t e;
 	float u;
 
-	m = (((m + q) >> 6) - m) << 4;
-	q = q - (m << 2);
-	m += 0x7f;
-	m = m > 0 ? m : 0;
-	m = m > 0xff ? 0xff : m;
-	u = pe_f32_from_bits((uint32_t)m << 23);
+	m = (((uint32_t)((int32_t)(m + uq) >> 6) - m) * 16u);
+	uq -= m * 4u;
+	e = (int32_t)(m + 0x7fu);
+	e = e > 0 ? e : 0;
+	e = e > 0xff ? 0xff : e;
+	u = pe_f32_from_bits((uint32_t)e << 23);
 	x = ((x * u) * u) * u * u;
-	return x * pe_f32_from_bits(((uint32_t)q + 0x7fu) << 23);
+	return x * pe_f32_from_bits((uq + 0x7fu) << 23);
 }
 
 /* exp of a double float (expkf) */
