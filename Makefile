@@ -28,6 +28,10 @@ CMOCKA_CFLAGS := $(shell $(PKG_CONFIG) --cflags cmocka 2>/dev/null)
 CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
 # MPFR: the tests' independent, correctly rounded reference (not linked into posenc)
 MPFR_LIBS := $(shell $(PKG_CONFIG) --libs mpfr 2>/dev/null)
+# SLEEF: the vector functions the float32 emulation (core/sleef32.c) is proven
+# against, by the tests alone (posenc itself runs the emulation everywhere)
+SLEEF_LIBS := $(shell $(PKG_CONFIG) --libs sleef 2>/dev/null || echo -lsleef)
+TEST_LIBS = $(CMOCKA_LIBS) $(MPFR_LIBS) $(SLEEF_LIBS)
 
 # -ffp-contract=off: no fused multiply-add behind our back, so the learned
 # tables (core/rng.c) have the same bits on every machine.
@@ -76,7 +80,7 @@ $(B)/%.o: %.c
 $(B)/tests/%: tests/unit/%.c $(TEST_HELPERS) $(B)/libposenc.a
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CPPFLAGS) $(CMOCKA_CFLAGS) -Itests/unit $(ALL_CFLAGS) -DPE_SOURCE_DIR='"$(CURDIR)"' \
-		$(LDFLAGS) -o $@ $< $(TEST_HELPERS) $(B)/libposenc.a $(CMOCKA_LIBS) $(MPFR_LIBS) $(ALL_LDLIBS)
+		$(LDFLAGS) -o $@ $< $(TEST_HELPERS) $(B)/libposenc.a $(TEST_LIBS) $(ALL_LDLIBS)
 
 # The fuzz targets built with the normal compiler and tests/fuzz/driver.c as
 # main: make check replays every seed and regression input through them.
@@ -102,13 +106,16 @@ check test: $(BIN) $(TEST_BIN) $(FUZZ_REPLAY)
 # reference, MPFR deciding values near a float32 rounding boundary.  fmt_f32
 # (about 50 minutes on 2 cores): all 2^32 float32 patterns through the
 # csv/json formatter and its printf definition; PE_EXHAUSTIVE_SLICE=K/N
-# checks only inputs K mod N, PE_EXHAUSTIVE_THREADS (default 2).
-EXHAUSTIVE_BIN = $(B)/exhaustive/check_tables $(B)/exhaustive/fmt_f32
+# checks only inputs K mod N, PE_EXHAUSTIVE_THREADS (default 2).  sleef32
+# (about 10 minutes): every float32 through the SLEEF emulation against
+# libsleef's AVX2 and AVX-512 functions (those the CPU has) and the glibc
+# powf emulation against the C library's, on the same slices.
+EXHAUSTIVE_BIN = $(B)/exhaustive/check_tables $(B)/exhaustive/fmt_f32 $(B)/exhaustive/sleef32
 
 $(B)/exhaustive/%: tests/exhaustive/%.c $(TEST_HELPERS) $(B)/libposenc.a
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CPPFLAGS) $(CMOCKA_CFLAGS) -Itests/unit $(ALL_CFLAGS) -DPE_SOURCE_DIR='"$(CURDIR)"' \
-		$(LDFLAGS) -o $@ $< $(TEST_HELPERS) $(B)/libposenc.a $(CMOCKA_LIBS) $(MPFR_LIBS) $(ALL_LDLIBS)
+		$(LDFLAGS) -o $@ $< $(TEST_HELPERS) $(B)/libposenc.a $(TEST_LIBS) $(ALL_LDLIBS)
 
 check-exhaustive: $(EXHAUSTIVE_BIN)
 	@for t in $(EXHAUSTIVE_BIN); do echo "$$t"; $$t || exit 1; done

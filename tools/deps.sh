@@ -4,6 +4,7 @@
 # apt-get line to run and exits 1 if anything is missing.
 #   build: gcc make pkg-config libcjson-dev libpng-dev zlib1g-dev libopenblas-dev
 #   tests: libcmocka-dev, libmpfr-dev (the correctly rounded reference),
+#          libsleef-dev (SLEEF's vector functions: the float32 emulation's proof),
 #          python3-numpy (cross-checks), bsdutils (script(1)), parallel (GNU
 #          parallel: the scaling-out recipe of the README, run by a test),
 #          zsh (the test checks the zsh completion script parses),
@@ -12,7 +13,7 @@
 #          time for peak memory)
 set -u
 pkgs="gcc make pkg-config libcjson-dev libpng-dev zlib1g-dev libopenblas-dev libcmocka-dev
-libmpfr-dev python3-numpy python3-matplotlib python3-pandas bsdutils parallel zsh qemu-user time"
+libmpfr-dev libsleef-dev python3-numpy python3-matplotlib python3-pandas bsdutils parallel zsh qemu-user time"
 missing=""
 for p in $pkgs; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

@@ -24,8 +24,8 @@ static const struct pe_optdef rows[] = {
 	{ PE_CHOICE("precision", 0, "P", offsetof(struct generate_opts, precision),
 		    pe_gen_precisions,
 		    "exact (default): computed in double, rounded once; float32:\n"
-		    "rope: transformers' float32 pipeline; sinusoidal (vaswani):\n"
-		    "the PyTorch tutorial's float32 recipe") },
+		    "PyTorch's float32 pipeline -- rope: transformers'; sinusoidal:\n"
+		    "the PyTorch tutorial's (vaswani), fairseq's get_embedding") },
 	{ 0 }
 };
 

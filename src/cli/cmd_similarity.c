@@ -63,7 +63,7 @@ static const struct pe_optdef rows[] = {
 	{ PE_CHOICE("precision", 0, "P", O(precision), pe_gen_precisions,
 		    "exact (default): every value the correctly rounded float32;\n"
 		    "float32: NumPy's float32 pipeline, and for a generated\n"
-		    "vaswani sinusoid or rope table their float32 recipes") },
+		    "rope, vaswani or fairseq sinusoid their float32 recipes") },
 	{ PE_TEXT("preset", 0, "NAME", O(preset), "wang-chen: cosine, magma, the matrix's own colour range, colour\n"
 						  "bar, and for a generated sinusoid the study's (vaswani 512 x 768);\n"
 						  "with KIND also the kind's presets (see below)"),

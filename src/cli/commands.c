@@ -43,6 +43,7 @@ size_t pe_command_tables(const struct pe_command *cmd, const struct pe_optdef **
 	tabs[n++] = cmd->opts;
 	if (cmd->uses & PE_CMD_KINDS) {
 		tabs[n++] = pe_gen_size_rows;
+		tabs[n++] = pe_gen_float32_rows;
 		for (i = 0; (k = pe_gen_kind_at(i)) && n < PE_MAX_TABLES - 1; i++)
 			tabs[n++] = k->rows;
 	}

@@ -25,6 +25,7 @@
 #include "core/err.h"
 #include "core/meta.h"
 #include "core/tensor.h"
+#include "core/torch32.h"
 
 #define PE_GEN_MAX_TENSORS 4
 
@@ -35,6 +36,10 @@ struct pe_gen {
 	const struct pe_args *args;	/* what was given (pe_args_given) */
 	uint64_t positions, dim;	/* -n, -d (defaults 512, 768) */
 	int float32;			/* the kind's float32 recipe (--precision float32) */
+	int torch_cpu, torch_vml;	/* --torch-cpu, --torch-vml as given */
+	uint64_t torch_threads;		/* --torch-threads as given */
+	struct pe_torch torch;		/* which of PyTorch's kernels the recipe emulates,
+					 * resolved by pe_gen_build when float32 */
 	void *opts;			/* the kind's options struct (malloc'd) */
 	struct pe_meta meta;
 	struct pe_tensor tensor[PE_GEN_MAX_TENSORS];
@@ -60,6 +65,10 @@ struct pe_gen_kind {
 /* -n and -d: the rows of the table size every kind reads. */
 extern const struct pe_optdef pe_gen_size_rows[];
 
+/* --torch-cpu, --torch-vml, --torch-threads: which of PyTorch's CPU kernels
+ * a kind's float32 recipe reproduces (core/torch32.h). */
+extern const struct pe_optdef pe_gen_float32_rows[];
+
 /* The kind named name, or NULL; the kind at index i, NULL past the last. */
 const struct pe_gen_kind *pe_gen_kind_by_name(const char *name);
 const struct pe_gen_kind *pe_gen_kind_at(size_t i);
@@ -77,12 +86,16 @@ const char *pe_gen_kind_list(void);
 int pe_gen_bind(struct pe_gen *g, const struct pe_gen_kind *kind, struct pe_args *a,
 		struct pe_error *err);
 
-/* Check the size and run the kind's builder.  Returns 0 or -1. */
+/* Check the size, resolve g->torch when g->float32 (the torch options
+ * given without it are refused), run the kind's builder.  Returns 0 or -1. */
 int pe_gen_build(struct pe_gen *g, struct pe_error *err);
 
 void pe_gen_free(struct pe_gen *g);
 
 /* --precision's names (exact, float32), for the commands that take it. */
 extern const char *const pe_gen_precisions[];
+
+/* torch_cpu, torch_vml, torch_threads of a float32 recipe in m. */
+void pe_gen_torch_meta(struct pe_meta *m, const struct pe_torch *t);
 
 #endif

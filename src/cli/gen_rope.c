@@ -146,6 +146,7 @@ static int apply_options(struct pe_gen *g, const struct rope_opts *o, struct pe_
 	if (pe_gen_given(g, &o->layout))
 		p->layout = o->layout == 0 ? PE_LAYOUT_HALF : PE_LAYOUT_INTERLEAVED;
 	p->precision = g->float32 ? PE_ROPE_FLOAT32 : PE_ROPE_EXACT;
+	p->torch = g->torch;
 	if (pe_gen_given(g, &o->theta))
 		p->theta = o->theta;
 	if (pe_gen_given(g, &o->factor))
@@ -254,6 +255,8 @@ static void record_meta(struct pe_gen *g, const struct pe_rope *r, const char *t
 	pe_meta_num(m, "theta", p->theta);
 	pe_meta_str(m, "scaling", pe_rope_scaling_name(s));
 	pe_meta_str(m, "precision", p->precision == PE_ROPE_EXACT ? "exact" : "float32");
+	if (p->precision == PE_ROPE_FLOAT32)
+		pe_gen_torch_meta(m, &p->torch);
 	if (cfgpath)
 		pe_meta_str(m, "config", cfgpath);
 	if (s != PE_ROPE_NONE && p->factor > 0)

@@ -62,8 +62,12 @@ static void record(struct pe_gen *g, const struct pe_sinusoidal *s,
 	}
 	if (p->padding_idx >= 0)
 		pe_meta_int(m, "padding_idx", p->padding_idx);
-	if (p->float32)
-		pe_meta_str(m, "precision", "float32 (PyTorch tutorial)");
+	if (p->float32) {
+		pe_meta_str(m, "precision", p->preset == PE_SIN_FAIRSEQ
+						    ? "float32 (fairseq's get_embedding)"
+						    : "float32 (PyTorch tutorial)");
+		pe_gen_torch_meta(m, &p->torch);
+	}
 }
 
 static int build(struct pe_gen *g, void *opts, struct pe_error *err)
@@ -78,6 +82,7 @@ static int build(struct pe_gen *g, void *opts, struct pe_error *err)
 	p.positions = g->positions;
 	p.dim = g->dim;
 	p.float32 = g->float32;
+	p.torch = g->torch;
 	p.offset = o->offset;
 	if (pe_gen_given(g, &o->layout))
 		p.layout = o->layout == 0 ? PE_LAYOUT_INTERLEAVED : PE_LAYOUT_HALF;
@@ -122,12 +127,13 @@ static int build(struct pe_gen *g, void *opts, struct pe_error *err)
 	return 0;
 }
 
-/* The float32 recipe is the PyTorch tutorial's: the vaswani preset. */
+/* The float32 recipes: the PyTorch tutorial's (vaswani), fairseq's
+ * get_embedding (fairseq). */
 static int float32(const void *opts)
 {
 	const struct sin_opts *o = opts;
 
-	return o->preset == PE_SIN_VASWANI;
+	return o->preset == PE_SIN_VASWANI || o->preset == PE_SIN_FAIRSEQ;
 }
 
 const struct pe_gen_kind pe_kind_sinusoidal = {

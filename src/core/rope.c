@@ -36,6 +36,7 @@ void pe_rope_defaults(struct pe_rope_params *p)
 	p->scaling = PE_ROPE_NONE;
 	p->layout = PE_LAYOUT_HALF;
 	p->precision = PE_ROPE_EXACT;
+	pe_torch_defaults(&p->torch);
 	p->beta_fast = 32.0;
 	p->beta_slow = 1.0;
 	p->truncate = 1;
@@ -45,19 +46,14 @@ void pe_rope_defaults(struct pe_rope_params *p)
 	p->high_freq_factor = 4.0;
 }
 
-/* ---- float32 emulation: one correctly rounded float operation each ---- */
+/* ---- float32 emulation: PyTorch's kernels, operation by operation ---- */
 
-float pe_f32_pow(float b, float e)
-{
-	return (float)pow((double)b, (double)e);
-}
-
-static float f_mul(float a, float b) { return (float)((double)a * (double)b); }
-static float f_div(float a, float b) { return (float)((double)a / (double)b); }
-static float f_add(float a, float b) { return (float)((double)a + (double)b); }
-static float f_sub(float a, float b) { return (float)((double)a - (double)b); }
+static float f_mul(float a, float b) { return a * b; }
+static float f_div(float a, float b) { return a / b; }
+static float f_add(float a, float b) { return a + b; }
+static float f_sub(float a, float b) { return a - b; }
 /* torch evaluates `x / tensor` as tensor.reciprocal() * x (Tensor.__rdiv__) */
-static float f_recip(float a) { return (float)(1.0 / (double)a); }
+static float f_recip(float a) { return 1.0f / a; }
 
 /* arange(0, R, 2).float() / R, one float division */
 static float f_frac(size_t j, uint64_t R)
@@ -65,11 +61,16 @@ static float f_frac(size_t j, uint64_t R)
 	return f_div((float)(2 * j), (float)R);
 }
 
-/* 1 / (base ** (arange(0, R, 2) / R)) with base a Python float: torch casts
- * the scalar base to float32 before pow */
-static float f_inv0(double base, size_t j, uint64_t R)
+/* pw[j] = base ** (arange(0, R, 2) / R) for j < n, base a Python float:
+ * torch casts it to float32, and torch.pow runs SLEEF's or glibc's powf
+ * on each element by its place in the vector loop (core/torch32.h) */
+static void f_pow_frac(const struct pe_torch *t, double base, uint64_t R, size_t n, float *pw)
 {
-	return f_recip(pe_f32_pow((float)base, f_frac(j, R)));
+	size_t j;
+
+	for (j = 0; j < n; j++)
+		pw[j] = f_frac(j, R);
+	pe_torch_pow_scalar(t, (float)base, pw, pw, n);
 }
 
 static double yarn_mscale(double s, double m)
@@ -277,32 +278,32 @@ static void compute_exact(struct pe_rope *r, int bits)
 	}
 }
 
-/* transformers' float32 CPU pipeline, operation by operation */
-static void compute_float32(struct pe_rope *r)
+/* transformers' float32 CPU pipeline, operation by operation; pw: room
+ * for nfreq floats */
+static void compute_float32(struct pe_rope *r, float *pw)
 {
 	const struct pe_rope_params *p = &r->p;
 	uint64_t R = p->rotary_dim;
-	float f = (float)p->factor, inv, pos, extrap, interp, lin, e, wl, llama, sm, smoothed;
+	float f = (float)p->factor, inv, extrap, interp, lin, e, wl, llama, sm, smoothed;
 	float lowwl, highwl;
 	size_t j;
 
+	f_pow_frac(&p->torch, p->scaling == PE_ROPE_DYNAMIC ? r->dynamic_theta : p->theta, R,
+		   r->nfreq, pw);
 	lowwl = (float)((double)p->original_max / p->low_freq_factor);
 	highwl = (float)((double)p->original_max / p->high_freq_factor);
 	for (j = 0; j < r->nfreq; j++) {
 		switch (p->scaling) {
 		case PE_ROPE_NONE:
-			inv = f_inv0(p->theta, j, R);
-			break;
 		case PE_ROPE_DYNAMIC:
-			inv = f_inv0(r->dynamic_theta, j, R);
+			inv = f_recip(pw[j]);
 			break;
 		case PE_ROPE_LINEAR:
-			inv = f_div(f_inv0(p->theta, j, R), f);
+			inv = f_div(f_recip(pw[j]), f);
 			break;
 		case PE_ROPE_YARN:
-			pos = pe_f32_pow((float)p->theta, f_frac(j, R));
-			extrap = f_recip(pos);
-			interp = f_recip(f_mul(f, pos));
+			extrap = f_recip(pw[j]);
+			interp = f_recip(f_mul(f, pw[j]));
 			lin = f_div(f_sub((float)j, (float)r->yarn_low),
 				    (float)(r->yarn_high - r->yarn_low));
 			lin = lin < 0 ? 0.0f : lin > 1 ? 1.0f : lin;
@@ -310,7 +311,7 @@ static void compute_float32(struct pe_rope *r)
 			inv = f_add(f_mul(interp, f_sub(1.0f, e)), f_mul(extrap, e));
 			break;
 		case PE_ROPE_LLAMA3:
-			inv = f_inv0(p->theta, j, R);
+			inv = f_recip(pw[j]);
 			wl = f_mul(f_recip(inv), (float)(2.0 * PE_PI));
 			llama = wl > lowwl ? f_div(inv, f) : inv;
 			sm = f_div(f_sub(f_mul(f_recip(wl), (float)p->original_max),
@@ -323,7 +324,7 @@ static void compute_float32(struct pe_rope *r)
 		default:
 			inv = f_recip(f_mul((float)(r->use_long ? p->long_factor[j]
 							       : p->short_factor[j]),
-					    pe_f32_pow((float)p->theta, f_frac(j, R))));
+					    pw[j]));
 			break;
 		}
 		r->inv32[j] = inv;
@@ -393,8 +394,12 @@ int pe_rope_init(struct pe_rope *r, const struct pe_rope_params *p, struct pe_er
 	    pe_steps_alloc(&r->steps, r->nfreq) != 0)
 		return pe_fail(err, PE_ERR_NOMEM, "out of memory");
 	compute_exact(r, pe_angle_bits(q->offset, last));
-	if (q->precision == PE_ROPE_FLOAT32)
-		compute_float32(r);
+	if (q->precision == PE_ROPE_FLOAT32) {
+		if (pe_torch_check(&q->torch, err) != 0)
+			return -1;
+		/* inv32's room for the powers first */
+		compute_float32(r, r->inv32);
+	}
 	if (q->scaling == PE_ROPE_DYNAMIC && !isfinite(r->dynamic_theta))
 		return pe_fail(err, PE_ERR_PARAM,
 			       "{factor} %g with sequence length %llu and {original_max_positions} %llu makes the dynamic base theta * (factor L / L0 - (factor - 1))^(R/(R-2)) overflow",
@@ -501,6 +506,46 @@ static int fill_steps(const struct pe_rope_view *v, uint64_t r0, size_t nrows, v
 	return 0;
 }
 
+/* element g of the float32 angle tensor cos/sin is taken of: N x R
+ * (cat(freqs, freqs)) in the half layout, N x R/2 interleaved */
+static float f32_emb(const void *ctx, uint64_t g)
+{
+	const struct pe_rope *r = ctx;
+	uint64_t w = r->p.layout != PE_LAYOUT_INTERLEAVED ? r->p.rotary_dim : r->nfreq;
+	int64_t pos = r->p.offset + (int64_t)(g / w);
+
+	return f_mul((float)pos, r->inv32[(size_t)(g % w % r->nfreq)]);
+}
+
+/* float32 cos/sin: torch's emb.cos() (or .sin()) times the attention
+ * factor, rows [r0, r0 + nrows) */
+static int fill_f32(const struct pe_rope_view *v, uint64_t r0, size_t nrows, float *out,
+		    struct pe_error *err)
+{
+	const struct pe_rope *r = v->rope;
+	size_t n = r->nfreq, R = (size_t)r->p.rotary_dim, i, j;
+	enum pe_torch_unary op = v->table == PE_ROPE_COS ? PE_TORCH_COS : PE_TORCH_SIN;
+	float *val, att = r->attention32;
+
+	if (r->p.layout != PE_LAYOUT_INTERLEAVED) {
+		pe_torch_unary(&r->p.torch, op, f32_emb, r, r->p.positions * R, r0 * R, nrows * R,
+			       out);
+		for (i = 0; i < nrows * R; i++)
+			out[i] = f_mul(out[i], att);
+		return 0;
+	}
+	val = malloc(n * sizeof *val);
+	if (!val)
+		return pe_fail(err, PE_ERR_NOMEM, "out of memory");
+	for (i = 0; i < nrows; i++) {
+		pe_torch_unary(&r->p.torch, op, f32_emb, r, r->p.positions * n, (r0 + i) * n, n, val);
+		for (j = 0; j < n; j++)
+			out[i * R + 2 * j] = out[i * R + 2 * j + 1] = f_mul(val[j], att);
+	}
+	free(val);
+	return 0;
+}
+
 static int pe_rope_fill(const void *ctx, uint64_t r0, size_t nrows, void *out, struct pe_error *err)
 {
 	const struct pe_rope_view *v = ctx;
@@ -508,7 +553,7 @@ static int pe_rope_fill(const void *ctx, uint64_t r0, size_t nrows, void *out, s
 	enum pe_layout layout = r->p.layout;
 	size_t n = r->nfreq, R = (size_t)r->p.rotary_dim, i, j;
 	int f32 = r->p.precision == PE_ROPE_FLOAT32, want_cos = v->table == PE_ROPE_COS;
-	float *row, ang, val;
+	float *row, val;
 	double s, c, x;
 	int64_t pos;
 
@@ -520,20 +565,15 @@ static int pe_rope_fill(const void *ctx, uint64_t r0, size_t nrows, void *out, s
 	}
 	if (r->steps.t && (v->table == PE_ROPE_COS || v->table == PE_ROPE_SIN))
 		return fill_steps(v, r0, nrows, out, err);
+	if (f32 && v->table != PE_ROPE_ANGLES)
+		return fill_f32(v, r0, nrows, out, err);
 	for (i = 0; i < nrows; i++) {
 		row = (float *)out + i * R;
 		pos = r->p.offset + (int64_t)(r0 + i);
 		for (j = 0; j < n; j++) {
 			if (f32) {
-				/* freqs = inv_freq @ position_ids in float32, cos/sin of
-				 * the float32 angle, times attention_scaling in float32 */
-				ang = f_mul((float)pos, r->inv32[j]);
-				if (v->table == PE_ROPE_ANGLES) {
-					put(row, j, n, layout, ang);
-					continue;
-				}
-				x = want_cos ? cos((double)ang) : sin((double)ang);
-				put(row, j, n, layout, f_mul((float)x, r->attention32));
+				/* freqs = inv_freq @ position_ids in float32 */
+				put(row, j, n, layout, f_mul((float)pos, r->inv32[j]));
 				continue;
 			}
 			if (v->table == PE_ROPE_ANGLES) {

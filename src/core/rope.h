@@ -39,12 +39,15 @@
  * correctly rounded float32 of attention * cos/sin(p inv_j) (attention the
  * double below), angles that of p inv_j, inv_freq that of inv_j
  * (core/angle.h).  PE_ROPE_FLOAT32 emulates the float32
- * pipeline of transformers on the CPU operation by operation (each float32
- * operation correctly rounded; pow, cos and sin of float32 arguments
- * computed in double and rounded), so a table matches a model's own
- * inv_freq buffer and cos/sin caches.  The yarn correction range and every
- * attention factor are computed in double in both modes, as the Python code
- * does.
+ * pipeline of transformers on PyTorch's CPU kernels operation by operation,
+ * with their bits (core/torch32.h: params.torch says which kernels): inv_freq
+ * from `base ** (arange(0, R, 2) / R)` (torch.pow), freqs = fl(fl(p) inv_j),
+ * emb = cat(freqs, freqs) (half layout; interleaved: cos/sin of the N x R/2
+ * freqs, each value in both columns of its pair, as GPT-J builds its table),
+ * emb.cos() and .sin() over the whole N x R tensor whose first row is the
+ * table's first, times the attention factor in float32.  The yarn
+ * correction range and every attention factor are computed in double in
+ * both modes, as the Python code does.
  */
 #ifndef PE_ROPE_H
 #define PE_ROPE_H
@@ -56,6 +59,7 @@
 #include "core/err.h"
 #include "core/layout.h"
 #include "core/tensor.h"
+#include "core/torch32.h"
 
 /* The scaling names in enum order, NULL-terminated ("default", transformers'
  * name for none, is also accepted by pe_rope_scaling_by_name). */
@@ -91,6 +95,7 @@ struct pe_rope_params {
 	const double *short_factor;	/* longrope, R/2 values (not copied) */
 	const double *long_factor;
 	size_t nshort, nlong;
+	struct pe_torch torch;		/* float32: which PyTorch kernels (core/torch32.h) */
 };
 
 struct pe_rope;
@@ -136,8 +141,5 @@ void pe_rope_free(struct pe_rope *r);
 int pe_rope_tensor(struct pe_rope *r, enum pe_rope_table table, struct pe_tensor *t,
 		   struct pe_error *err);
 
-/* Float32 helpers shared with the tests: powf and cosf/sinf emulated as
- * correctly rounded (computed in double, rounded once). */
-float pe_f32_pow(float b, float e);
 
 #endif

@@ -29,6 +29,7 @@ void pe_sinusoidal_defaults(struct pe_sinusoidal_params *p, enum pe_sin_preset p
 	p->min_timescale = 1.0;
 	p->max_timescale = 10000.0;
 	p->padding_idx = -1;
+	pe_torch_defaults(&p->torch);
 }
 
 double pe_sinusoidal_freq(const struct pe_sinusoidal *s, size_t k)
@@ -75,6 +76,11 @@ static void freq_series(const struct pe_sinusoidal_params *p, struct pe_mp *a, s
 	pe_mp_exp(q, q);
 }
 
+static float f32_at(const void *ctx, uint64_t g)
+{
+	return ((const float *)ctx)[g];
+}
+
 int pe_sinusoidal_init(struct pe_sinusoidal *s, const struct pe_sinusoidal_params *p,
 		       struct pe_error *err)
 {
@@ -100,10 +106,11 @@ int pe_sinusoidal_init(struct pe_sinusoidal *s, const struct pe_sinusoidal_param
 			       (unsigned long long)p->dim);
 	if (p->padding_idx >= 0 && p->offset != 0)
 		return pe_fail(err, PE_ERR_PARAM, "{padding_idx} cannot be combined with {offset}");
-	if (p->float32 && (p->preset != PE_SIN_VASWANI || p->layout == PE_LAYOUT_HALF ||
-			   p->padding_idx >= 0))
+	if (p->float32 && !((p->preset == PE_SIN_VASWANI && p->layout != PE_LAYOUT_HALF &&
+			     p->dim % 2 == 0) ||
+			    (p->preset == PE_SIN_FAIRSEQ && p->layout != PE_LAYOUT_INTERLEAVED)))
 		return pe_fail(err, PE_ERR_PARAM,
-			       "the float32 pipeline is the PyTorch tutorial's: the vaswani preset, interleaved, no padding row");
+			       "the float32 pipelines are the PyTorch tutorial's (vaswani, interleaved, even {dim}) and fairseq's (half)");
 	if (p->positions > INT64_MAX / 2 || (uint64_t)(p->padding_idx < 0 ? 0 : p->padding_idx) >
 						    (uint64_t)INT64_MAX / 2)
 		return pe_fail(err, PE_ERR_PARAM, "table too large to address");
@@ -138,13 +145,21 @@ int pe_sinusoidal_init(struct pe_sinusoidal *s, const struct pe_sinusoidal_param
 	if (!s->freq)
 		return pe_fail(err, PE_ERR_NOMEM, "out of memory");
 	if (p->float32) {
-		float c = (float)(-log(p->base) / (double)p->dim);
+		/* the exponents as torch rounds them: c a Python float cast to
+		 * float32, times arange's values in float32 */
+		float c = p->preset == PE_SIN_FAIRSEQ
+				  ? (float)-(log(p->base) / (double)(s->nfreq - 1))
+				  : (float)(-log(p->base) / (double)p->dim);
 
+		if (pe_torch_check(&p->torch, err) != 0)
+			return -1;
 		s->div32 = malloc((s->nfreq ? s->nfreq : 1) * sizeof *s->div32);
 		if (!s->div32)
 			return pe_fail(err, PE_ERR_NOMEM, "out of memory");
 		for (k = 0; k < s->nfreq; k++)
-			s->div32[k] = (float)exp((double)(float)((double)(float)(2 * k) * (double)c));
+			s->div32[k] = (float)(p->preset == PE_SIN_FAIRSEQ ? k : 2 * k) * c;
+		pe_torch_unary(&p->torch, PE_TORCH_EXP, f32_at, s->div32, s->nfreq, 0, s->nfreq,
+			       s->div32);
 	}
 	/* the step kernel's tables: 2 PE_STEP doubles per frequency, 32 MiB at
 	 * most (beyond that, one sincos per value) */
@@ -248,6 +263,39 @@ static int fill_steps(const struct pe_sinusoidal *s, uint64_t r0, size_t nrows, 
 	return 0;
 }
 
+/* element g of the float32 angle tensor, rows x nfreq: fl(fl(p) div_k) */
+static float f32_angle(const void *ctx, uint64_t g)
+{
+	const struct pe_sinusoidal *s = ctx;
+	uint64_t r = g / s->nfreq;
+	int64_t pos = s->p.padding_idx >= 0 ? (int64_t)r : s->p.offset + (int64_t)r;
+
+	return (float)pos * s->div32[g % s->nfreq];
+}
+
+/* float32 rows [r0, r0 + nrows): torch's sin and cos of the angle tensor */
+static int fill_f32(const struct pe_sinusoidal *s, uint64_t r0, size_t nrows, float *out,
+		    struct pe_error *err)
+{
+	size_t dim = (size_t)s->p.dim, n = s->nfreq, r;
+	uint64_t total = s->rows * n;
+	float *fs = malloc(2 * (n ? n : 1) * sizeof *fs), *fc = fs + n, *row;
+
+	if (!fs)
+		return pe_fail(err, PE_ERR_NOMEM, "out of memory");
+	for (r = 0; r < nrows; r++) {
+		row = out + r * dim;
+		pe_torch_unary(&s->p.torch, PE_TORCH_SIN, f32_angle, s, total, (r0 + r) * n, n, fs);
+		pe_torch_unary(&s->p.torch, PE_TORCH_COS, f32_angle, s, total, (r0 + r) * n, n, fc);
+		put_row(row, fs, fc, n, n, s->layout == PE_LAYOUT_INTERLEAVED);
+		memset(row + 2 * n, 0, (dim - 2 * n) * sizeof *row);
+		if (s->p.padding_idx >= 0 && r0 + r == (uint64_t)s->p.padding_idx)
+			memset(row, 0, dim * sizeof *row);
+	}
+	free(fs);
+	return 0;
+}
+
 int pe_sinusoidal_fill(const void *ctx, uint64_t r0, size_t nrows, void *out,
 		       struct pe_error *err)
 {
@@ -257,6 +305,8 @@ int pe_sinusoidal_fill(const void *ctx, uint64_t r0, size_t nrows, void *out,
 	int64_t pos;
 	double sv, cv;
 
+	if (s->div32)
+		return fill_f32(s, r0, nrows, out, err);
 	if (s->steps.t)
 		return fill_steps(s, r0, nrows, out, err);
 	for (r = 0; r < nrows; r++) {
@@ -275,22 +325,14 @@ int pe_sinusoidal_fill(const void *ctx, uint64_t r0, size_t nrows, void *out,
 		for (k = 0; k < s->nfreq; k++) {
 			const struct pe_freq *fr = &s->freq[k];
 
-			if (s->div32) {
-				double angle = (double)(float)((double)(float)pos * (double)s->div32[k]);
-
-				fs = (float)sin(angle);
-				fc = (float)cos(angle);
-			} else {
-				/* correctly rounded: the rare value pe_f32_sure leaves
-				 * open is recomputed exactly (core/angle.h) */
-				pe_sincos_pf(fr, pos, &sv, &cv);
-				if (!pe_f32_sure(sv, fr->e32, &fs) &&
-				    !pe_sincos_sure_fine(fr, sv, 1.0, &fs))
-					fs = pe_sincos_pf_f32(fr, pos, 0, 1.0);
-				if (!pe_f32_sure(cv, fr->e32, &fc) &&
-				    !pe_sincos_sure_fine(fr, cv, 1.0, &fc) && k < s->ncos)
-					fc = pe_sincos_pf_f32(fr, pos, 1, 1.0);
-			}
+			/* correctly rounded: the rare value pe_f32_sure leaves
+			 * open is recomputed exactly (core/angle.h) */
+			pe_sincos_pf(fr, pos, &sv, &cv);
+			if (!pe_f32_sure(sv, fr->e32, &fs) && !pe_sincos_sure_fine(fr, sv, 1.0, &fs))
+				fs = pe_sincos_pf_f32(fr, pos, 0, 1.0);
+			if (!pe_f32_sure(cv, fr->e32, &fc) && !pe_sincos_sure_fine(fr, cv, 1.0, &fc) &&
+			    k < s->ncos)
+				fc = pe_sincos_pf_f32(fr, pos, 1, 1.0);
 			if (s->layout == PE_LAYOUT_INTERLEAVED) {
 				row[2 * k] = fs;
 				if (k < s->ncos)

@@ -21,14 +21,15 @@
  * frequencies in 256-bit arithmetic, the angles exact, the rare value
  * near a rounding boundary recomputed (core/angle.h).
  *
- * float32 (vaswani, interleaved only) instead reproduces the PyTorch
- * tutorial's PositionalEncoding, a float32 pipeline: c = fl(-ln(base)/D),
- * div_k = fl(exp(fl(2k * c))), angle = fl(fl(p) * div_k), value =
- * fl(sin(angle)) (cos), every operation rounded once to float32.  It is
- * what Wang & Chen's sinusoid panel was made from.  torch's own float32 exp
- * and sin are not correctly rounded, so its table differs from this one by
- * a few ulp (up to 2e-5 at position 4000, where a frequency that torch
- * rounds differently is multiplied by the position): data/README.md.
+ * float32 instead reproduces a PyTorch float32 pipeline with the bits of
+ * PyTorch's CPU kernels (params.torch, core/torch32.h): vaswani
+ * (interleaved) is the PyTorch tutorial's PositionalEncoding (what Wang &
+ * Chen's sinusoid panel was made from): c = fl(-ln(base)/D), div_k =
+ * exp(fl(2k c)), angle = fl(fl(p) div_k), sin and cos of the rows x D/2
+ * angle tensor; fairseq (half) is fairseq's and transformers' (M2M100,
+ * Speech2Text...) get_embedding: c = fl(-(ln(base)/(h-1))), div_k =
+ * exp(fl(k c)), the same angles, [sin | cos | zero column for odd D], row P
+ * zero with a padding index.  The angle tensor's first row is the table's.
  */
 #ifndef PE_SINUSOIDAL_H
 #define PE_SINUSOIDAL_H
@@ -40,6 +41,7 @@
 #include "core/err.h"
 #include "core/layout.h"
 #include "core/tensor.h"
+#include "core/torch32.h"
 
 enum pe_sin_preset { PE_SIN_VASWANI, PE_SIN_T2T, PE_SIN_FAIRSEQ, PE_SIN_MARIAN };
 
@@ -53,7 +55,8 @@ struct pe_sinusoidal_params {
 	double min_timescale;		/* t2t (1) */
 	double max_timescale;		/* t2t (10000) */
 	int64_t padding_idx;		/* fairseq padding row, or -1 */
-	int float32;			/* the PyTorch tutorial's float32 pipeline */
+	int float32;			/* vaswani, fairseq: PyTorch's float32 pipeline */
+	struct pe_torch torch;		/* float32: which PyTorch kernels */
 };
 
 struct pe_sinusoidal {

@@ -24,7 +24,9 @@
 # The tables are small for qemu's emulation (each run under 0.3 s) but
 # cover what the kernels do: odd and non-multiple-of-16 widths (the loop
 # tails), both layouts, offsets beyond 2^26 (the split angle) and negative,
-# rope's attention factor (yarn), partial rotary and llama3's frequencies.
+# rope's attention factor (yarn), partial rotary and llama3's frequencies,
+# and the float32 tables (no vector kernel there, but fmaf: a software
+# fused multiply-add on the baseline path, the instruction on the others).
 # QEMU names the emulator (default qemu-x86_64); missing, it is a failure.
 QEMU=${QEMU:-qemu-x86_64}
 
@@ -74,6 +76,21 @@ else
 	isa_same "rope llama3 sin" generate rope --table sin --scaling llama3 --factor 8 \
 		--original-max-positions 8192 --offset 100000 -n 1000 -d 128 -f raw
 	isa_same "sinusoidal csv" generate sinusoidal -n 300 -d 100 -f csv
+	# --precision float32: SLEEF and glibc's powf emulated with fmaf
+	# (src/core/sleef32.c), which QEMU's baseline CPU has no instruction
+	# for; both reductions of sin/cos (rows past 125), the pow tail (R/2 =
+	# 40 and 3), a thread count that moves the vectors, both lane widths
+	isa_same "float32 rope cos, avx512 lanes" generate rope --precision float32 \
+		--torch-cpu avx512 -n 700 -d 80 -f raw
+	isa_same "float32 rope interleaved sin, avx2 lanes, 3 torch threads" \
+		generate rope --precision float32 --torch-cpu avx2 --torch-threads 3 --table sin \
+		--layout interleaved --theta 500000 -n 333 -d 6 -f raw
+	isa_same "float32 rope yarn inv-freq" generate rope --precision float32 --torch-cpu avx2 \
+		--scaling yarn --factor 4 --original-max-positions 4096 --table inv-freq -d 80 -f raw
+	isa_same "float32 sinusoidal (PyTorch tutorial)" generate sinusoidal --precision float32 \
+		--torch-cpu avx2 -n 600 -d 64 -f raw
+	isa_same "float32 sinusoidal fairseq, odd width, padding row" generate sinusoidal \
+		--preset fairseq --padding-idx 1 --precision float32 --torch-cpu avx512 -n 500 -d 101 -f raw
 	# the samplers' lanes (attempt, uniform_lanes in src/core/rng.c): run tails
 	# (width 77), trunc-normal's extra rejections, a high seed and row
 	isa_same "learned normal, width 77" generate learned -n 300 -d 77 --seed 12345 -f raw

@@ -64,6 +64,12 @@ check "rope: threads same bytes" same_output "$T/r1" "$T/r3"
 usage_error "rope odd rotary dim" generate rope -d 7
 usage_error "rope rotary > head" generate rope -d 8 --rotary-dim 16
 usage_error "rope both widths" generate rope -d 8 --rotary-dim 4 --partial-rotary-factor 0.5
+# PyTorch's float32 kernels: the options need --precision float32 and known values
+usage_error "rope --torch-cpu without float32" generate rope -n 2 -d 8 --torch-cpu avx2
+usage_error "rope --torch-vml without float32" generate sinusoidal -n 2 -d 8 --torch-vml sleef
+usage_error "rope --torch-cpu avx3" generate rope -n 2 -d 8 --precision float32 --torch-cpu avx3
+usage_error "rope --torch-threads 0" generate rope -n 2 -d 8 --precision float32 --torch-threads 0
+usage_error "sinusoidal float32 marian" generate sinusoidal --preset marian -n 2 -d 8 --precision float32
 usage_error "rope factor > 1" generate rope -d 8 --partial-rotary-factor 1.5
 usage_error "rope unknown table" generate rope --table tan
 usage_error "rope unknown scaling" generate rope --scaling ntk

@@ -106,6 +106,7 @@ static void test_every_option_documented(void **state)
 			check_rows(pe_output_rows, cmd->name, help, man, path);
 		if (cmd->uses & PE_CMD_KINDS) {
 			check_rows(pe_gen_size_rows, cmd->name, help, gen, gpath);
+			check_rows(pe_gen_float32_rows, cmd->name, help, gen, gpath);
 			for (i = 0; (k = pe_gen_kind_at(i)); i++)
 				check_rows(k->rows, cmd->name, help, gen, gpath);
 		}
