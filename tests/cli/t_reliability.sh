@@ -14,14 +14,14 @@ for sig in TERM HUP INT; do
 	st=$("$PY" - "$POSENC" "$R/sig" "$sig" <<'PYEOF'
 import os, signal, subprocess, sys, time
 posenc, d, name = sys.argv[1:4]
-p = subprocess.Popen([posenc, "generate", "sinusoidal", "-n", "4000000", "-d", "1024", "-f", "raw",
-                      "-o", os.path.join(d, "big.f32")], stderr=subprocess.DEVNULL)
+p = subprocess.Popen([posenc, "generate", "sinusoidal", "-n", "4000000", "-d", "1024", "-f", "csv",
+                      "-o", os.path.join(d, "big.csv")], stderr=subprocess.DEVNULL)
 for _ in range(500):                       # until the temp file has bytes
     tmp = [f for f in os.listdir(d) if f.startswith(".posenc-")]
-    if tmp and os.path.getsize(os.path.join(d, tmp[0])) > 0:
+    if p.poll() is not None or (tmp and os.path.getsize(os.path.join(d, tmp[0])) > 0):
         break
     time.sleep(0.01)
-else:
+if p.poll() is not None or not tmp:
     p.kill()
     print("no-temp-file")
     sys.exit()
@@ -131,3 +131,138 @@ s2=$?
 check "two writers: both succeed" [ "$s1$s2" = 00 ]
 check "two writers: the file is one whole result" eval 'same_output "$R/two/t.csv" "$R/one-a.csv" || same_output "$R/two/t.csv" "$R/one-b.csv"'
 check "two writers: nothing else left" eval '[ -s "$R/two/t.csv" ] && [ "$(ls -A "$R/two")" = t.csv ]'
+
+# ---- issue 18, the output side ----
+
+# 1. -o is decided by what the path is, not how it is spelled: a regular
+# file in /dev/shm or reached through /proc/self/cwd is replaced whole and
+# is never one of the inputs; /dev/stdout and /dev/fd/N are the descriptors
+"$POSENC" generate sinusoidal -n 6 -d 4 -o "$R/pe.npy" 2>/dev/null
+cp "$R/pe.npy" "$R/pe.orig"
+(cd "$R" && exec "$POSENC" similarity -i pe.npy -o /proc/self/cwd/pe.npy) >"$T/out" 2>"$T/err"
+status=$?
+check "-o /proc/self/cwd/INPUT: refused" usage_lines similarity "-o '/proc/self/cwd/pe.npy' is also an input of this command: refusing to replace it$"
+check "-o /proc/self/cwd/INPUT: the input unchanged" eval '[ $status -eq 2 ] && cmp -s "$R/pe.npy" "$R/pe.orig"'
+(cd "$R" && exec "$POSENC" generate sinusoidal -n 2 -d 2 -o /proc/self/cwd/cwd.csv) 2>"$T/err"
+check "-o /proc/self/cwd/NEW: written" eval '[ "$(sed -n 2p "$R/cwd.csv" 2>/dev/null)" = "0.84147096,0.5403023" ] && [ -z "$(ls -A "$R" | grep posenc-)" ]'
+if [ -d /dev/shm ] && SHM=$(mktemp -d /dev/shm/posenc-test.XXXXXX); then
+	cp "$R/pe.npy" "$SHM/pe.npy"
+	fails 2 "-o /dev/shm/INPUT" "-o '$SHM/pe.npy' is also an input of this command: refusing to replace it$" \
+		similarity -i "$SHM/pe.npy" -o "$SHM/pe.npy"
+	check "-o /dev/shm/INPUT: the input unchanged" eval '[ $status -eq 2 ] && cmp -s "$SHM/pe.npy" "$R/pe.orig"'
+	echo precious >"$SHM/keep.csv"
+	chmod 640 "$SHM/keep.csv"
+	"$PY" - "$POSENC" "$SHM/keep.csv" >"$R/shm" <<'PYEOF'
+import os, signal, subprocess, sys, time
+posenc, out = sys.argv[1:3]
+d = os.path.dirname(out)
+p = subprocess.Popen([posenc, "generate", "sinusoidal", "-n", "3000000", "-d", "64", "-o", out],
+                     stderr=subprocess.DEVNULL)
+for _ in range(500):
+    tmp = [f for f in os.listdir(d) if f.startswith(".posenc-")]
+    if p.poll() is not None or (tmp and os.path.getsize(os.path.join(d, tmp[0])) > 0):
+        break
+    time.sleep(0.01)
+if p.poll() is not None or not tmp:
+    p.kill()
+    p.wait()
+    print("no-temp-file")
+    sys.exit()
+p.send_signal(signal.SIGTERM)
+print(p.wait(), " ".join(sorted(os.listdir(d))))
+PYEOF
+	check "-o /dev/shm/FILE, SIGTERM: the old file whole, no temp file" eval \
+		'[ "$(cat "$R/shm")" = "-15 keep.csv pe.npy" ] && [ "$(cat "$SHM/keep.csv")" = precious ]'
+	"$POSENC" generate sinusoidal -n 2 -d 2 -o "$SHM/keep.csv" 2>"$T/err"
+	check "-o /dev/shm/FILE: replaced whole, keeps its mode" eval \
+		'[ "$(sed -n 2p "$SHM/keep.csv")" = "0.84147096,0.5403023" ] && [ "$(stat -c %a "$SHM/keep.csv")" = 640 ]'
+	rm -rf "$SHM"
+else
+	echo "t_reliability.sh: skipped: the /dev/shm checks (no /dev/shm here)"
+fi
+echo keep >"$R/append.csv"
+"$POSENC" generate sinusoidal -n 2 -d 2 -o /dev/stdout >>"$R/append.csv" 2>"$T/err"
+check "-o /dev/stdout >> FILE: appended, never truncated" [ "$(cat "$R/append.csv")" = "keep
+0,1
+0.84147096,0.5403023" ]
+{ echo head; "$POSENC" generate sinusoidal -n 2 -d 2 -o /dev/fd/1 2>"$T/err"; echo foot; } >"$R/shared.csv"
+check "-o /dev/fd/1: writes where the descriptor stands" [ "$(cat "$R/shared.csv")" = "head
+0,1
+0.84147096,0.5403023
+foot" ]
+cp "$R/pe.orig" "$R/pe.npy"
+"$POSENC" similarity -i "$R/pe.npy" -o /dev/stdout >>"$R/pe.npy" 2>"$T/err"
+status=$?
+check "-o /dev/stdout that is an input: refused" usage_lines similarity "-o '/dev/stdout' is also an input of this command: refusing to write into it$"
+"$POSENC" similarity -i "$R/pe.npy" >>"$R/pe.npy" 2>"$T/err"
+status=$?
+check "stdout that is an input: refused" usage_lines similarity "standard output is also an input of this command: refusing to write into it$"
+check "stdout that is an input: the input unchanged" eval '[ $status -eq 2 ] && cmp -s "$R/pe.npy" "$R/pe.orig"'
+
+# 10. a FIFO with no reader: refused after the input side's 2 s; a reader
+# that comes late is waited for
+rm -f "$R/ofifo" && mkfifo "$R/ofifo"
+fails 1 "-o a FIFO with no reader" "cannot write '$R/ofifo': a FIFO with no reader$" \
+	generate sinusoidal -n 3 -d 2 -o "$R/ofifo"
+(sleep 0.3 && exec cat "$R/ofifo" >"$R/fifo.out") &
+reader=$!
+run_timeout 10 generate sinusoidal -n 2 -d 2 -o "$R/ofifo"
+for i in 1 2 3 4 5 6 7 8 9 10; do	# without a writer, cat waits for one
+	kill -0 $reader 2>/dev/null || break
+	sleep 0.2
+done
+kill $reader 2>/dev/null
+wait $reader
+check "-o a FIFO whose reader comes late" ok_and [ "$(sed -n 2p "$R/fifo.out")" = "0.84147096,0.5403023" ]
+
+# 10. the output directory renamed during the run: the file is finished in
+# it; a directory put where the file goes: the rename's error, path once,
+# nothing left
+"$PY" - "$POSENC" "$R/race" >"$R/races" <<'PYEOF'
+import os, shutil, signal, subprocess, sys, time
+posenc, d = sys.argv[1:3]
+for mode in ("moved", "dir"):
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(os.path.join(d, "sub"))
+    out = os.path.join(d, "sub", "out.csv")
+    p = subprocess.Popen([posenc, "generate", "sinusoidal", "-n", "100000", "-d", "64", "-o", out],
+                         stderr=subprocess.PIPE)
+    sub = os.path.join(d, "sub")
+    for _ in range(1000):
+        tmp = [f for f in os.listdir(sub) if f.startswith(".posenc-")]
+        if p.poll() is not None or (tmp and os.path.getsize(os.path.join(sub, tmp[0])) > 0):
+            break
+        time.sleep(0.005)
+    if p.poll() is not None or not tmp:
+        p.kill()
+        p.wait()
+        print(mode, "no-temp-file")
+        continue
+    p.send_signal(signal.SIGSTOP)
+    if mode == "moved":
+        os.rename(sub, os.path.join(d, "moved"))
+        sub = os.path.join(d, "moved")
+    else:
+        os.mkdir(out)
+    p.send_signal(signal.SIGCONT)
+    _, err = p.communicate()
+    lines = 0
+    if mode == "moved":
+        with open(os.path.join(sub, "out.csv")) as f:
+            lines = sum(1 for _ in f)
+    print(" ".join([mode, str(p.returncode), str(lines)] + sorted(os.listdir(sub)) +
+                   ([err.decode().strip()] if err.strip() else [])))
+PYEOF
+check "directory renamed mid-run: the whole file in it, nothing else" grep -qx "moved 0 100000 out.csv" "$R/races"
+check "directory at the target: one line, the path once, nothing left" grep -qx \
+	"dir 1 0 out.csv posenc: generate: '$R/race/sub/out.csv': cannot rename the finished file into place: Is a directory" "$R/races"
+
+# 11. a 4,092-character path with a short name: the temp name is relative
+# to the directory, never longer than the path allows
+long=$R/long
+while [ ${#long} -lt 3850 ]; do long=$long/$(printf 'd%.0s' $(seq 180)); done
+long=$long/$(printf 'e%.0s' $(seq $((4092 - ${#long} - 7))))
+mkdir -p "$long"
+run generate sinusoidal -n 2 -d 2 -o "$long/x.csv"
+check "a 4,092-character -o path" ok_and eval '[ $((${#long} + 6)) -eq 4092 ] && [ "$(sed -n 2p "$long/x.csv")" = "0.84147096,0.5403023" ] && [ "$(ls -A "$long")" = x.csv ]'
+rm -rf "$R/long"
