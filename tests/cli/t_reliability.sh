@@ -134,6 +134,52 @@ check "two writers: nothing else left" eval '[ -s "$R/two/t.csv" ] && [ "$(ls -A
 
 # ---- issue 18, the output side ----
 
+# 4. every other signal that ends the process and can be caught: the temp
+# file goes and the status is the signal's; SIGXFSZ (ulimit -f) is a write
+# error instead, exit 1, nothing left
+"$PY" - "$POSENC" "$R/sig" >"$R/sigs" <<'PYEOF'
+import os, resource, signal, subprocess, sys, time
+posenc, d = sys.argv[1:3]
+names = ["QUIT", "USR1", "USR2", "ALRM", "VTALRM", "PROF", "XCPU", "IO", "PWR", "RTMIN", "RTMAX"]
+for name in names:
+    if os.path.isdir(d):
+        for f in os.listdir(d):
+            os.unlink(os.path.join(d, f))
+    else:
+        os.mkdir(d)
+    sig = getattr(signal, "SIG" + name)
+    p = subprocess.Popen([posenc, "generate", "sinusoidal", "-n", "4000000", "-d", "1024", "-f", "csv",
+                          "-o", os.path.join(d, "big.csv")], stderr=subprocess.DEVNULL,
+                         preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_CORE, (0, 0)))
+    for _ in range(500):                   # until the temp file has bytes
+        tmp = [f for f in os.listdir(d) if f.startswith(".posenc-")]
+        if p.poll() is not None or (tmp and os.path.getsize(os.path.join(d, tmp[0])) > 0):
+            break
+        time.sleep(0.01)
+    if p.poll() is not None or not tmp:
+        p.kill()
+        p.wait()
+        print(name, "no-temp-file")
+        continue
+    p.send_signal(sig)
+    st = p.wait()
+    print(name, "ok" if st == -sig and not os.listdir(d) else "status %d, left %s" % (st, os.listdir(d)))
+PYEOF
+for sig in QUIT USR1 USR2 ALRM VTALRM PROF XCPU IO PWR RTMIN RTMAX; do
+	check "SIG$sig mid-write: ends by the signal, nothing left" grep -qx "$sig ok" "$R/sigs"
+done
+for f in raw npy csv json safetensors png; do
+	rm -rf "$R/fsz" && mkdir "$R/fsz"
+	(ulimit -f 20 && exec "$POSENC" generate sinusoidal -n 20000 -d 64 -f $f -o "$R/fsz/out") 2>"$R/err"
+	st=$?
+	check "ulimit -f, $f: 'File too large', exit 1, nothing left" eval \
+		'[ $st -eq 1 ] && [ "$(cat "$R/err")" = "posenc: generate: write failed: File too large" ] && [ -z "$(ls -A "$R/fsz")" ]'
+done
+(ulimit -f 20 && exec "$POSENC" generate sinusoidal -n 20000 -d 64 -f raw) >"$R/fsz/stdout.f32" 2>"$R/err"
+st=$?
+check "ulimit -f on stdout: 'File too large', exit 1" eval \
+	'[ $st -eq 1 ] && [ "$(cat "$R/err")" = "posenc: generate: write failed: File too large" ]'
+
 # 1. -o is decided by what the path is, not how it is spelled: a regular
 # file in /dev/shm or reached through /proc/self/cwd is replaced whole and
 # is never one of the inputs; /dev/stdout and /dev/fd/N are the descriptors
