@@ -1,8 +1,12 @@
 # Issue 9's defects of the output side, each with the check that guards it:
 # signals mid-write (1), write errors reported once (6), text after a
 # config object (10), -o /dev/stdout and /dev/fd/N (11), -o through a
-# symlink, permission bits, -o naming an input (12).  Every check needs
-# posenc's own output or message.
+# symlink, permission bits, -o naming an input (12).  Then issue 18's, at
+# the end: every signal that ends the process, SIGXFSZ (4); -o decided by
+# what the path is, /dev/shm, /proc/self/cwd, descriptors (1); a FIFO with
+# no reader, a directory renamed mid-run (10); a 4,092-character path (11);
+# json refused before its first byte (7).  Every check needs posenc's own
+# output or message.
 R=$T/rel
 mkdir -p "$R"
 PY=${PYTHON:-/usr/bin/python3}
@@ -312,3 +316,53 @@ mkdir -p "$long"
 run generate sinusoidal -n 2 -d 2 -o "$long/x.csv"
 check "a 4,092-character -o path" ok_and eval '[ $((${#long} + 6)) -eq 4092 ] && [ "$(sed -n 2p "$long/x.csv")" = "0.84147096,0.5403023" ] && [ "$(ls -A "$long")" = x.csv ]'
 rm -rf "$R/long"
+
+# 7. json on stdout: a value json cannot hold that is known before the
+# first byte fails before it, and stdout stays empty (it held half a
+# document); rows the value does not reach are written
+printf '1,2,3\n4,5,6\n7,8,9\n' >"$R/r3.csv"
+fails 2 "skew causal --fill -inf -f json" "--fill -inf lands in the result and json cannot hold it; give a finite --fill or use csv, raw, npy or safetensors$" \
+	skew -i "$R/r3.csv" --mode causal --fill -inf -f json
+fails 2 "skew --inverse --fill nan -f json" "--fill nan lands in the result and json cannot hold it; give a finite --fill or use csv, raw, npy or safetensors$" \
+	skew -i "$R/r3.csv" --inverse --fill nan -f json
+run skew -i "$R/r3.csv" --mode causal --fill -inf -f json --rows 2:3
+check "skew causal --fill -inf -f json, a row without fill" ok_and [ "$(sed -n 2p "$T/out")" = "[7,8,9]]}" ]
+# bidir: A[i][j] = R[i][j - i + 2]; R[1][3] = nan is A[1][2], R[0][0] = nan is never read
+printf 'nan,2,3,4,5\n4,5,6,nan,inf\n7,8,9,1,2\n' >"$R/r5.csv"
+fails 1 "skew -f json, an input nan that lands" "json cannot hold nan (tensor 'skew', row 1, column 2); use csv, raw, npy or safetensors$" \
+	skew -i "$R/r5.csv" -f json
+run skew -i "$R/r5.csv" -f json --rows 2:3
+check "skew -f json, input nan that does not land" ok_and [ "$(sed -n 2p "$T/out")" = "[7,8,9]]}" ]
+printf '3e38,3e38,3e38\n3e38,3e38,3e38\n3e38,3e38,3e38\n3e38,3e38,3e38\n' >"$R/big3.csv"
+fails 1 "skew --grid -f json, sums beyond float32" "json cannot hold an infinity (tensor 'skew', row 0, column 0); use csv, raw, npy or safetensors$" \
+	skew --grid 2x2 --rel-h "$R/big3.csv" --rel-w "$R/big3.csv" -f json
+# t5 bidirectional: distance +1 is bucket 17, whose head 1 is inf
+awk 'BEGIN { for (b = 0; b < 32; b++) printf "%d,%s,%d\n", 10 * b, b == 17 ? "inf" : 10 * b + 1, 10 * b + 2 }' >"$R/infbias.csv"
+fails 1 "bucket --bias -f json, an inf in the bias" "json cannot hold an infinity (tensor 'bucket_bias', row 3, column 1); use csv, raw, npy or safetensors$" \
+	bucket --distances -2:3 --bias "$R/infbias.csv" -f json
+printf '1,2\n0,0\n3,4\n' >"$R/z.csv"
+run similarity -i "$R/z.csv" -f json
+check "similarity -f json with a zero row: exit 1, the warning and one error, nothing on stdout" eval \
+	'[ $status -eq 1 ] && [ ! -s "$T/out" ] && [ "$(wc -l <"$T/err")" -eq 2 ] && [ "$(sed -n 2p "$T/err")" = "posenc: similarity: json cannot hold nan (tensor '"'similarity'"', row 0, column 1); use csv, raw, npy or safetensors" ]'
+run similarity -i "$R/z.csv" -f json --rows 1:2
+check "similarity -f json, the zero row itself" eval \
+	'[ $status -eq 1 ] && [ ! -s "$T/out" ] && [ "$(sed -n 2p "$T/err")" = "posenc: similarity: json cannot hold nan (tensor '"'similarity'"', row 0, column 0); use csv, raw, npy or safetensors" ]'
+# |x|^2 = 4e38 > FLT_MAX: the diagonal is inf, exact or float32
+printf '1,1\n2e19,0\n' >"$R/long.csv"
+for prec in exact float32; do
+	run similarity -i "$R/long.csv" --metric dot --precision $prec -f json
+	check "similarity --metric dot --precision $prec -f json, a row beyond float32" eval \
+		'[ $status -eq 1 ] && [ ! -s "$T/out" ] && [ "$(sed -n 2p "$T/err")" = "posenc: similarity: json cannot hold an infinity (tensor '"'similarity'"', row 1, column 1); use csv, raw, npy or safetensors" ]'
+done
+run similarity -i "$R/long.csv" --metric dot -f json --rows 0:1
+check "similarity --metric dot -f json, rows without the inf" ok_and [ "$(sed -n 2p "$T/out")" = "[2,2e+19]]}" ]
+# the documented limit: a value only the computation shows (distances
+# beyond float32) fails where it is met, naming the first whichever worker
+# meets its own first; with -o FILE nothing is left
+awk 'BEGIN { for (i = 0; i < 1023; i++) print (i % 2 ? "-3e38" : "3e38") }' >"$R/alt.csv"
+for n in 1 3; do
+	rm -rf "$R/lim" && mkdir "$R/lim"
+	run similarity -i "$R/alt.csv" --metric euclidean --threads $n -o "$R/lim/s.json"
+	check "similarity -f json, an inf met while computing, $n threads: the first, nothing left" eval \
+		'[ $status -eq 1 ] && [ -z "$(ls -A "$R/lim")" ] && [ "$(sed -n 2p "$T/err")" = "posenc: similarity: json cannot hold an infinity (tensor '"'similarity'"', row 0, column 1); use csv, raw, npy or safetensors" ]'
+done
