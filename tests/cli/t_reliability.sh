@@ -12,30 +12,14 @@ mkdir -p "$R"
 PY=${PYTHON:-/usr/bin/python3}
 
 # 1. a signal while writing -o FILE: the temp file goes, the status is the
-# signal's (128 + N), nothing is left in the directory
+# signal's (128 + N), nothing is left in the directory (tests/cli/midwrite.py)
+midwrite() {
+	"$PY" "$here/midwrite.py" "$@" 2>/dev/null
+}
 for sig in TERM HUP INT; do
 	rm -rf "$R/sig" && mkdir "$R/sig"
-	st=$("$PY" - "$POSENC" "$R/sig" "$sig" <<'PYEOF'
-import os, signal, subprocess, sys, time
-posenc, d, name = sys.argv[1:4]
-p = subprocess.Popen([posenc, "generate", "sinusoidal", "-n", "4000000", "-d", "1024", "-f", "csv",
-                      "-o", os.path.join(d, "big.csv")], stderr=subprocess.DEVNULL)
-for _ in range(500):                       # until the temp file has bytes
-    tmp = [f for f in os.listdir(d) if f.startswith(".posenc-")]
-    if p.poll() is not None or (tmp and os.path.getsize(os.path.join(d, tmp[0])) > 0):
-        break
-    time.sleep(0.01)
-if p.poll() is not None or not tmp:
-    p.kill()
-    print("no-temp-file")
-    sys.exit()
-p.send_signal(getattr(signal, "SIG" + name))
-print(p.wait())
-PYEOF
-)
-	case $sig in TERM) want=-15 ;; HUP) want=-1 ;; INT) want=-2 ;; esac
-	check "SIG$sig mid-write: ends by the signal" [ "$st" = "$want" ]
-	check "SIG$sig mid-write: no temp file, no partial file" eval '[ "$st" = "$want" ] && [ -z "$(ls -A "$R/sig")" ]'
+	st=$(midwrite "$R/sig" $sig "$POSENC" generate sinusoidal -n 4000000 -d 1024 -f csv -o "$R/sig/big.csv")
+	check "SIG$sig mid-write: ends by the signal, no temp file, no partial file" [ "$st" = signal ]
 done
 
 # 6. a write error on stdout: one line, exit 1
@@ -141,36 +125,10 @@ check "two writers: nothing else left" eval '[ -s "$R/two/t.csv" ] && [ "$(ls -A
 # 4. every other signal that ends the process and can be caught: the temp
 # file goes and the status is the signal's; SIGXFSZ (ulimit -f) is a write
 # error instead, exit 1, nothing left
-"$PY" - "$POSENC" "$R/sig" >"$R/sigs" <<'PYEOF'
-import os, resource, signal, subprocess, sys, time
-posenc, d = sys.argv[1:3]
-names = ["QUIT", "USR1", "USR2", "ALRM", "VTALRM", "PROF", "XCPU", "IO", "PWR", "RTMIN", "RTMAX"]
-for name in names:
-    if os.path.isdir(d):
-        for f in os.listdir(d):
-            os.unlink(os.path.join(d, f))
-    else:
-        os.mkdir(d)
-    sig = getattr(signal, "SIG" + name)
-    p = subprocess.Popen([posenc, "generate", "sinusoidal", "-n", "4000000", "-d", "1024", "-f", "csv",
-                          "-o", os.path.join(d, "big.csv")], stderr=subprocess.DEVNULL,
-                         preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_CORE, (0, 0)))
-    for _ in range(500):                   # until the temp file has bytes
-        tmp = [f for f in os.listdir(d) if f.startswith(".posenc-")]
-        if p.poll() is not None or (tmp and os.path.getsize(os.path.join(d, tmp[0])) > 0):
-            break
-        time.sleep(0.01)
-    if p.poll() is not None or not tmp:
-        p.kill()
-        p.wait()
-        print(name, "no-temp-file")
-        continue
-    p.send_signal(sig)
-    st = p.wait()
-    print(name, "ok" if st == -sig and not os.listdir(d) else "status %d, left %s" % (st, os.listdir(d)))
-PYEOF
 for sig in QUIT USR1 USR2 ALRM VTALRM PROF XCPU IO PWR RTMIN RTMAX; do
-	check "SIG$sig mid-write: ends by the signal, nothing left" grep -qx "$sig ok" "$R/sigs"
+	rm -rf "$R/sig" && mkdir "$R/sig"
+	st=$(midwrite "$R/sig" $sig "$POSENC" generate sinusoidal -n 4000000 -d 1024 -f csv -o "$R/sig/big.csv")
+	check "SIG$sig mid-write: ends by the signal, nothing left" [ "$st" = signal ]
 done
 for f in raw npy csv json safetensors png; do
 	rm -rf "$R/fsz" && mkdir "$R/fsz"
@@ -202,27 +160,9 @@ if [ -d /dev/shm ] && SHM=$(mktemp -d /dev/shm/posenc-test.XXXXXX); then
 	check "-o /dev/shm/INPUT: the input unchanged" eval '[ $status -eq 2 ] && cmp -s "$SHM/pe.npy" "$R/pe.orig"'
 	echo precious >"$SHM/keep.csv"
 	chmod 640 "$SHM/keep.csv"
-	"$PY" - "$POSENC" "$SHM/keep.csv" >"$R/shm" <<'PYEOF'
-import os, signal, subprocess, sys, time
-posenc, out = sys.argv[1:3]
-d = os.path.dirname(out)
-p = subprocess.Popen([posenc, "generate", "sinusoidal", "-n", "3000000", "-d", "64", "-o", out],
-                     stderr=subprocess.DEVNULL)
-for _ in range(500):
-    tmp = [f for f in os.listdir(d) if f.startswith(".posenc-")]
-    if p.poll() is not None or (tmp and os.path.getsize(os.path.join(d, tmp[0])) > 0):
-        break
-    time.sleep(0.01)
-if p.poll() is not None or not tmp:
-    p.kill()
-    p.wait()
-    print("no-temp-file")
-    sys.exit()
-p.send_signal(signal.SIGTERM)
-print(p.wait(), " ".join(sorted(os.listdir(d))))
-PYEOF
+	st=$(midwrite "$SHM" TERM "$POSENC" generate sinusoidal -n 3000000 -d 64 -o "$SHM/keep.csv")
 	check "-o /dev/shm/FILE, SIGTERM: the old file whole, no temp file" eval \
-		'[ "$(cat "$R/shm")" = "-15 keep.csv pe.npy" ] && [ "$(cat "$SHM/keep.csv")" = precious ]'
+		'[ "$st" = "signal keep.csv pe.npy" ] && [ "$(cat "$SHM/keep.csv")" = precious ]'
 	"$POSENC" generate sinusoidal -n 2 -d 2 -o "$SHM/keep.csv" 2>"$T/err"
 	check "-o /dev/shm/FILE: replaced whole, keeps its mode" eval \
 		'[ "$(sed -n 2p "$SHM/keep.csv")" = "0.84147096,0.5403023" ] && [ "$(stat -c %a "$SHM/keep.csv")" = 640 ]'
@@ -268,44 +208,14 @@ check "-o a FIFO whose reader comes late" ok_and [ "$(sed -n 2p "$R/fifo.out")" 
 # 10. the output directory renamed during the run: the file is finished in
 # it; a directory put where the file goes: the rename's error, path once,
 # nothing left
-"$PY" - "$POSENC" "$R/race" >"$R/races" <<'PYEOF'
-import os, shutil, signal, subprocess, sys, time
-posenc, d = sys.argv[1:3]
-for mode in ("moved", "dir"):
-    shutil.rmtree(d, ignore_errors=True)
-    os.makedirs(os.path.join(d, "sub"))
-    out = os.path.join(d, "sub", "out.csv")
-    p = subprocess.Popen([posenc, "generate", "sinusoidal", "-n", "100000", "-d", "64", "-o", out],
-                         stderr=subprocess.PIPE)
-    sub = os.path.join(d, "sub")
-    for _ in range(1000):
-        tmp = [f for f in os.listdir(sub) if f.startswith(".posenc-")]
-        if p.poll() is not None or (tmp and os.path.getsize(os.path.join(sub, tmp[0])) > 0):
-            break
-        time.sleep(0.005)
-    if p.poll() is not None or not tmp:
-        p.kill()
-        p.wait()
-        print(mode, "no-temp-file")
-        continue
-    p.send_signal(signal.SIGSTOP)
-    if mode == "moved":
-        os.rename(sub, os.path.join(d, "moved"))
-        sub = os.path.join(d, "moved")
-    else:
-        os.mkdir(out)
-    p.send_signal(signal.SIGCONT)
-    _, err = p.communicate()
-    lines = 0
-    if mode == "moved":
-        with open(os.path.join(sub, "out.csv")) as f:
-            lines = sum(1 for _ in f)
-    print(" ".join([mode, str(p.returncode), str(lines)] + sorted(os.listdir(sub)) +
-                   ([err.decode().strip()] if err.strip() else [])))
-PYEOF
-check "directory renamed mid-run: the whole file in it, nothing else" grep -qx "moved 0 100000 out.csv" "$R/races"
-check "directory at the target: one line, the path once, nothing left" grep -qx \
-	"dir 1 0 out.csv posenc: generate: '$R/race/sub/out.csv': cannot rename the finished file into place: Is a directory" "$R/races"
+rm -rf "$R/race" "$R/moved" && mkdir "$R/race"
+st=$(midwrite "$R/race" mv:"$R/moved" "$POSENC" generate sinusoidal -n 100000 -d 64 -o "$R/race/out.csv")
+check "directory renamed mid-run: the whole file in it, nothing else" eval \
+	'[ "$st" = "0 out.csv" ] && [ "$(wc -l <"$R/moved/out.csv")" -eq 100000 ]'
+rm -rf "$R/race" && mkdir "$R/race"
+st=$("$PY" "$here/midwrite.py" "$R/race" mkdir:"$R/race/out.csv" "$POSENC" generate sinusoidal -n 100000 -d 64 -o "$R/race/out.csv" 2>&1)
+check "directory at the target: one line, the path once, nothing left" [ "$st" = "posenc: generate: '$R/race/out.csv': cannot rename the finished file into place: Is a directory
+1 out.csv" ]
 
 # 11. a 4,092-character path with a short name: the temp name is relative
 # to the directory, never longer than the path allows
