@@ -248,6 +248,7 @@ static int bucket(const struct pe_command *cmd, int argc, char **argv)
 	if (build(&j, &bk, &t, &err) != 0)
 		goto fail;
 	memset(&e, 0, sizeof e);
+	e.scan = 1;	/* json: a bias table's nan is refused before the first byte */
 	labels(&j, &t, &e);
 	j.out.col_prefix = j.distances ? "head" : "k";
 	if (pe_emit_prepare(&e, &j.out, &t, 1, &j.meta, &err) != 0 ||

@@ -257,6 +257,12 @@ static void progress(void *arg, uint64_t done, uint64_t total)
 	pe_msg_progress("similarity", done, total, arg);
 }
 
+static int known_nonfinite(const void *s, uint64_t r0, uint64_t r1, uint64_t *row,
+			   uint64_t *col, float *v)
+{
+	return pe_similarity_known_nonfinite(s, r0, r1, row, col, v);
+}
+
 static int write_matrix(struct job *j, struct pe_similarity *s, struct pe_meta *meta,
 			struct pe_error *err)
 {
@@ -277,6 +283,8 @@ static int write_matrix(struct job *j, struct pe_similarity *s, struct pe_meta *
 	e.so.row_step = e.so.col_step = j->o.stride;
 	e.so.xlabel = e.so.ylabel = "position";
 	e.pump.threads = j->threads;
+	e.known = known_nonfinite;	/* json: zero rows' nan refused up front */
+	e.known_ctx = s;
 	j->out.col_prefix = "p";	/* with --header: p0,p1,... or the positions compared */
 	if (pe_similarity_tensor(s, &t, err) != 0 ||
 	    pe_emit_prepare(&e, &j->out, &t, 1, meta, err) != 0)

@@ -294,6 +294,7 @@ static int write_result(struct job *j, const struct pe_skew *s, struct pe_error 
 {
 	struct pe_tensor t;
 	struct pe_emit e;
+	uint64_t f0, f1;
 	const char *name = j->form == FORM_INDEX ? (j->p.inverse ? "skew_inverse_index" : "skew_index")
 						 : j->p.inverse ? "skew_inverse" : "skew";
 
@@ -311,6 +312,14 @@ static int write_result(struct job *j, const struct pe_skew *s, struct pe_error 
 	if (pe_skew_tensor(s, name, &t, err) != 0 ||
 	    pe_emit_prepare(&e, &j->out, &t, 1, &j->meta, err) != 0)
 		return -1;
+	/* json: a fill it cannot hold is the option's fault, an input's nan
+	 * the file's (found by the scan, before the first byte) */
+	pe_skew_fill_rows(s, &f0, &f1);
+	if (e.format == PE_FMT_JSON && !isfinite(j->p.fill) && f0 < f1 &&
+	    (!e.sel.active || (e.sel.begin < f1 && f0 < e.sel.end)))
+		return pe_fail(err, PE_ERR_USAGE, "--fill %s lands in the result and json cannot hold it; give a finite --fill or use csv, raw, npy or safetensors",
+			       j->o.fill);
+	e.scan = 1;
 	return pe_emit_run(&e, &j->out, &t, 1, &j->meta, err);
 }
 

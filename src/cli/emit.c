@@ -1,5 +1,6 @@
 #include "cli/emit.h"
 
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -211,12 +212,87 @@ int pe_emit_prepare(struct pe_emit *e, const struct pe_outopts *o, const struct 
 	return 0;
 }
 
+/* The scan of struct pe_emit: a sink that writes nothing and stops at the
+ * first value json cannot hold. */
+struct scan_sink {
+	struct pe_sink base;
+	const struct pe_tensor *t, *cur;
+	uint64_t row;		/* rows of cur seen */
+};
+
+static int scan_begin(struct pe_sink *s, const struct pe_tensor *t, size_t nt,
+		      const struct pe_meta *meta, struct pe_error *err)
+{
+	(void)nt;
+	(void)meta;
+	(void)err;
+	((struct scan_sink *)s)->t = t;
+	return 0;
+}
+
+static int scan_tensor(struct pe_sink *s, size_t index, struct pe_error *err)
+{
+	struct scan_sink *c = (struct scan_sink *)s;
+
+	(void)err;
+	c->cur = &c->t[index];
+	c->row = 0;
+	return 0;
+}
+
+static int scan_rows(struct pe_sink *s, const void *data, size_t nrows, struct pe_error *err)
+{
+	struct scan_sink *c = (struct scan_sink *)s;
+	size_t cols = (size_t)c->cur->cols, r, k;
+	const float *f = data;
+
+	if (c->cur->dtype == PE_F32)
+		for (r = 0; r < nrows; r++)
+			for (k = 0; k < cols; k++)
+				if (!isfinite(f[r * cols + k]))
+					return pe_json_nonfinite(c->cur->name, c->row + r, k,
+								 f[r * cols + k], err);
+	c->row += nrows;
+	return 0;
+}
+
+static void scan_destroy(struct pe_sink *s)
+{
+	(void)s;
+}
+
+static const struct pe_sink_ops scan_ops = {
+	scan_begin, scan_tensor, scan_rows, pe_sink_nop_end, scan_destroy, NULL, NULL, NULL,
+};
+
+/* Refuse a value json cannot hold that is known before the first byte. */
+static int json_known(const struct pe_emit *e, const struct pe_tensor *t, size_t nt,
+		      const struct pe_meta *meta, struct pe_error *err)
+{
+	struct scan_sink scan;
+	struct pe_pump_opts po = e->pump;
+	uint64_t r0 = e->sel.active ? e->sel.begin : 0;
+	uint64_t r1 = e->sel.active ? e->sel.end : t[0].rows, row, col;
+	float v;
+
+	if (e->known && e->known(e->known_ctx, r0, r1, &row, &col, &v))
+		return pe_json_nonfinite(t[0].name, row - r0, col, v, err);
+	if (!e->scan)
+		return 0;
+	memset(&scan, 0, sizeof scan);
+	scan.base.ops = &scan_ops;
+	po.progress = NULL;
+	return pe_pump(t, nt, &e->sel, meta, &scan.base, &po, err);
+}
+
 int pe_emit_run(const struct pe_emit *e, const struct pe_outopts *o, const struct pe_tensor *t,
 		size_t nt, const struct pe_meta *meta, struct pe_error *err)
 {
 	struct pe_output out;
 	struct pe_sink *sink;
 
+	if (e->format == PE_FMT_JSON && json_known(e, t, nt, meta, err) != 0)
+		return -1;
 	if (pe_output_open(&out, o->path, pe_format_is_binary(e->format), o->force, err) != 0)
 		return -1;
 	sink = pe_sink_new(e->format, out.fp, &e->so, err);

@@ -38,11 +38,30 @@ extern const struct pe_optdef pe_output_rows[];
 /* Bind the output rows of args into o (zeroed first). */
 int pe_outopts_bind(struct pe_outopts *o, struct pe_args *a, struct pe_error *err);
 
+/*
+ * json has no nan or infinity, and once its first bytes are out on a
+ * stream (stdout, a pipe) a failure leaves half a document.  So what a
+ * command knows before the first byte is refused before the output is
+ * opened, with the json sink's own message (PE_ERR_DATA):
+ *   known  the command's test, for a result too costly to compute twice:
+ *          a cell of the rows [r0, r1) (those written) of t[0] known to be
+ *          nan or an infinity: 1 with *row (in the result), *col and *v
+ *          set, else 0.  May be NULL.
+ *   scan   the result is a gather from tables in memory (skew, a bucket
+ *          bias), cheap beside json's text: pe_emit_run computes it once
+ *          before opening the output and refuses the first such value.
+ * A value that only the full computation reveals (a similarity that
+ * overflows) still fails where it is met.
+ */
 struct pe_emit {
 	enum pe_format format;
 	struct pe_sink_opts so;		/* the command's defaults, then the options */
 	struct pe_rowsel sel;
 	struct pe_pump_opts pump;
+	int (*known)(const void *ctx, uint64_t r0, uint64_t r1, uint64_t *row, uint64_t *col,
+		     float *v);
+	const void *known_ctx;
+	int scan;
 };
 
 /*
@@ -57,7 +76,8 @@ int pe_emit_prepare(struct pe_emit *e, const struct pe_outopts *o, const struct 
 		    size_t nt, struct pe_meta *meta, struct pe_error *err);
 
 /* Open the output, pump the tensors into the format's sink and commit;
- * on failure nothing is left behind.  Returns 0 or -1. */
+ * on failure nothing is left behind (json: what is known to fail fails
+ * before the output is opened, see above).  Returns 0 or -1. */
 int pe_emit_run(const struct pe_emit *e, const struct pe_outopts *o, const struct pe_tensor *t,
 		size_t nt, const struct pe_meta *meta, struct pe_error *err);
 

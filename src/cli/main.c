@@ -65,20 +65,62 @@ static void hold_std_fds(void)
 			(void)open("/dev/null", fd == 0 ? O_WRONLY : O_RDONLY);
 }
 
-/* SIGINT, SIGTERM, SIGHUP: remove the temp file of a half-written -o
- * FILE, then end by the same signal (SA_RESETHAND restored the default;
- * the signal is blocked in the handler, so it lands when it returns). */
+/* Install sa for sig only where the default action stands: a signal
+ * ignored on entry (nohup, a shell's background job) stays ignored, and one
+ * that a runtime already handles (a profiler's SIGPROF) keeps its handler. */
+static void catch_one(int sig, const struct sigaction *sa)
+{
+	struct sigaction old;
+
+	if (sigaction(sig, NULL, &old) == 0 && !(old.sa_flags & SA_SIGINFO) &&
+	    old.sa_handler == SIG_DFL)
+		(void)sigaction(sig, sa, NULL);
+}
+
+/*
+ * A signal that ends the process while -o FILE is half written: remove the
+ * temporary file, then end by the same signal (SA_RESETHAND restored the
+ * default; every caught signal is blocked in the handler, so this one lands
+ * when it returns, with its status and, for SIGQUIT and SIGXCPU, its core).
+ */
 static void on_fatal_signal(int sig)
 {
 	pe_output_signal_cleanup();
 	raise(sig);
 }
 
+/*
+ * Every signal whose default action ends the process and that can be
+ * caught, but those that report a fault of the process itself (SIGSEGV,
+ * SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS, SIGABRT): a fault is a bug, and
+ * its default action (a core, a sanitizer's or a debugger's report) is
+ * worth more than tidiness.  SIGPIPE is ignored (a closed pipe is EPIPE,
+ * a quiet end) and SIGXFSZ too (a file over ulimit -f is EFBIG, a write
+ * error like a full disk).  The real-time signals end the process too.
+ */
 static void catch_fatal_signals(void)
 {
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	static const int sigs[] = {
+		SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF,
+		SIGXCPU,
+#ifdef SIGIO
+		SIGIO,
+#endif
+#if defined(SIGPOLL) && (!defined(SIGIO) || SIGPOLL != SIGIO)
+		SIGPOLL,
+#endif
+#ifdef SIGPWR
+		SIGPWR,
+#endif
+#ifdef SIGSTKFLT
+		SIGSTKFLT,
+#endif
+	};
 	struct sigaction sa;
 	size_t i;
+#ifdef SIGRTMIN
+	int sig;
+#endif
 
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_fatal_signal;
@@ -86,14 +128,18 @@ static void catch_fatal_signals(void)
 	sigemptyset(&sa.sa_mask);
 	for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
 		sigaddset(&sa.sa_mask, sigs[i]);
-	/* a signal ignored on entry (nohup, a shell's background job) stays
-	 * ignored */
-	for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
-		struct sigaction old;
-
-		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
-			(void)sigaction(sigs[i], &sa, NULL);
-	}
+#ifdef SIGRTMIN
+	for (sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
+		sigaddset(&sa.sa_mask, sig);
+#endif
+	for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+		catch_one(sigs[i], &sa);
+#ifdef SIGRTMIN
+	for (sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
+		catch_one(sig, &sa);
+#endif
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGXFSZ, SIG_IGN);
 }
 
 int main(int argc, char **argv)
@@ -103,10 +149,8 @@ int main(int argc, char **argv)
 	size_t i;
 	int rc;
 
-	/* A closed pipe is reported as EPIPE and ends the command quietly. */
 	hold_std_fds();
 	catch_fatal_signals();
-	signal(SIGPIPE, SIG_IGN);
 	setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
 
 	if (argc < 2) {

@@ -964,3 +964,38 @@ int pe_similarity_tensor(struct pe_similarity *s, struct pe_tensor *t, struct pe
 	}
 	return 0;
 }
+
+int pe_similarity_known_nonfinite(const struct pe_similarity *s, uint64_t r0, uint64_t r1,
+				  uint64_t *row, uint64_t *col, float *v)
+{
+	/* n2 is within an ulp of |x|^2.  Exact: the diagonal is |x|^2
+	 * correctly rounded, inf from 2^128 - 2^103.  float32: d products of
+	 * non-negative values and their sum in any order, each operation
+	 * rounded, come to at least (1 - 2^-24)^(d+2) of the exact |x|^2 (one
+	 * more rounding for centred rows), so beyond 2^128 (1 - 2^-24)^-(d+3)
+	 * the float32 diagonal overflows too */
+	double beyond = 0x1p128 * (1 + 0x1p-40);
+	uint64_t i;
+
+	if (s->p.precision != PE_SIM_EXACT)
+		beyond *= exp(((double)s->d + 3) * 0x1p-24 * (1 + 0x1p-20));
+
+	if (r0 >= r1 || r1 > s->n)
+		return 0;
+	if (s->p.metric == PE_METRIC_COSINE && s->zero_rows)
+		for (i = s->row[r0].zero ? r0 : 0; i < s->n; i++)
+			if (s->row[i].zero) {
+				*row = r0;
+				*col = i == r0 ? 0 : i;
+				*v = NAN;
+				return 1;
+			}
+	if (s->p.metric == PE_METRIC_DOT)
+		for (i = r0; i < r1; i++)
+			if (s->row[i].n2 > beyond) {
+				*row = *col = i;
+				*v = INFINITY;
+				return 1;
+			}
+	return 0;
+}

@@ -107,6 +107,18 @@ void pe_similarity_free(struct pe_similarity *s);
  * outlive it. */
 int pe_similarity_tensor(struct pe_similarity *s, struct pe_tensor *t, struct pe_error *err);
 
+/*
+ * A cell of the rows [r0, r1) of the result known, before it is computed,
+ * to be nan or an infinity: with cosine and a zero row, every row holds
+ * nan (in the zero row's column, or all of its own); with dot, the
+ * diagonal of a row whose |x|^2 is beyond float32's range for sure
+ * (exact: above 2^128; float32: above 2^128 (1 - 2^-24)^-(d+3), which no
+ * order of summing the squares brings below 2^128).  1 with *row, *col, *v
+ * set, else 0.
+ */
+int pe_similarity_known_nonfinite(const struct pe_similarity *s, uint64_t r0, uint64_t r1,
+				  uint64_t *row, uint64_t *col, float *v);
+
 /* Blocks the cache holds now (for tests: none once every row has been
  * written, in order, by any number of threads). */
 size_t pe_similarity_cache_held(const struct pe_similarity *s);

@@ -21,7 +21,7 @@ enum { KIND_1D, KIND_2D, KIND_INDEX };
  * a tensor row. */
 #define INDEX_MAX_L (PE_MAX_COLS / 2)
 
-static void pe_skew_input_shape(const struct pe_skew_params *p, uint64_t L, uint64_t *rows,
+void pe_skew_input_shape(const struct pe_skew_params *p, uint64_t L, uint64_t *rows,
 			 uint64_t *cols)
 {
 	*rows = p->broadcast ? 1 : L;
@@ -277,6 +277,15 @@ static int fill(const void *ctx, uint64_t r0, size_t nrows, void *out, struct pe
 		}
 	}
 	return 0;
+}
+
+void pe_skew_fill_rows(const struct pe_skew *s, uint64_t *r0, uint64_t *r1)
+{
+	*r0 = *r1 = 0;
+	if (s->kind != KIND_1D || s->p.raw || (s->p.mode == PE_SKEW_BIDIR && !s->p.inverse) ||
+	    s->L < 2)
+		return;
+	*r1 = s->p.mode == PE_SKEW_BIDIR ? s->L : s->L - 1;
 }
 
 int pe_skew_tensor(const struct pe_skew *s, const char *name, struct pe_tensor *t,

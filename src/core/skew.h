@@ -105,6 +105,17 @@ int pe_skew_init_2d(struct pe_skew *s, const struct pe_skew_params *p, uint64_t 
 int pe_skew_init_index(struct pe_skew *s, const struct pe_skew_params *p, uint64_t L,
 		       struct pe_error *err);
 
+/* The input's expected shape for L queries (1-D) as p says: rows x cols,
+ * or 1 x cols with broadcast. */
+void pe_skew_input_shape(const struct pe_skew_params *p, uint64_t L, uint64_t *rows,
+			 uint64_t *cols);
+
+/* The rows [*r0, *r1) of the result that hold p.fill (each at least one
+ * cell no input reaches; the others none): causal forward and causal
+ * inverse rows 0 .. L-2, bidir inverse every row (for L >= 2); none
+ * (*r0 == *r1) for bidir forward, raw, 2-D and index maps. */
+void pe_skew_fill_rows(const struct pe_skew *s, uint64_t *r0, uint64_t *r1);
+
 /* The result as a tensor named name (F32, or I32 for an index map),
  * parallel; s must outlive it.  Returns 0 or -1. */
 int pe_skew_tensor(const struct pe_skew *s, const char *name, struct pe_tensor *t,

@@ -163,13 +163,13 @@ static int read_fifo(struct pe_input *in, int fd, size_t max_bytes, struct pe_er
 }
 
 /* The regular files read in this process, so an output never replaces
- * one of its own inputs (io/output.c asks). */
-#define SEEN_MAX 16
-static struct {
+ * or writes into one of its own inputs (io/output.c asks): every one, the
+ * list grows as needed. */
+static struct seen_file {
 	dev_t dev;
 	ino_t ino;
-} seen[SEEN_MAX];
-static size_t nseen;
+} *seen;
+static size_t nseen, seen_cap;
 
 int pe_input_seen(dev_t dev, ino_t ino)
 {
@@ -181,13 +181,32 @@ int pe_input_seen(dev_t dev, ino_t ino)
 	return 0;
 }
 
-static void remember(const struct stat *st)
+void pe_input_forget(void)
 {
-	if (S_ISREG(st->st_mode) && nseen < SEEN_MAX && !pe_input_seen(st->st_dev, st->st_ino)) {
-		seen[nseen].dev = st->st_dev;
-		seen[nseen].ino = st->st_ino;
-		nseen++;
+	free(seen);
+	seen = NULL;
+	nseen = seen_cap = 0;
+}
+
+/* 0, or -1 when out of memory: the file is then not read, since an
+ * output could not tell it from another. */
+static int remember(const struct stat *st)
+{
+	struct seen_file *n;
+
+	if (!S_ISREG(st->st_mode) || pe_input_seen(st->st_dev, st->st_ino))
+		return 0;
+	if (nseen == seen_cap) {
+		n = realloc(seen, (seen_cap ? 2 * seen_cap : 16) * sizeof *seen);
+		if (!n)
+			return -1;
+		seen = n;
+		seen_cap = seen_cap ? 2 * seen_cap : 16;
 	}
+	seen[nseen].dev = st->st_dev;
+	seen[nseen].ino = st->st_ino;
+	nseen++;
+	return 0;
 }
 
 static int open_path(struct pe_input *in, const char *path, size_t max_bytes,
@@ -215,7 +234,10 @@ static int open_path(struct pe_input *in, const char *path, size_t max_bytes,
 		rc = pe_fail(err, PE_ERR_IO, "%s: %s", in->name, why);
 		goto out;
 	}
-	remember(&st);
+	if (remember(&st) != 0) {
+		rc = pe_fail(err, PE_ERR_NOMEM, "%s: out of memory", in->name);
+		goto out;
+	}
 	if (S_ISFIFO(st.st_mode)) {
 		rc = read_fifo(in, fd, max_bytes, err);
 		goto out;

@@ -51,7 +51,12 @@ int pe_input_open(struct pe_input *in, const char *path, size_t max_bytes,
 
 void pe_input_close(struct pe_input *in);
 
-/* Was the regular file (dev, ino) opened as an input by this process? */
+/* Was the regular file (dev, ino) opened as an input by this process
+ * (since the last pe_input_forget)? */
 int pe_input_seen(dev_t dev, ino_t ino);
+
+/* Forget every input seen: for a process that runs one command after
+ * another (tests/fuzz/fuzz_cli.c). */
+void pe_input_forget(void);
 
 #endif

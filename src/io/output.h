@@ -2,17 +2,47 @@
  * output.h - where a result goes: stdout, or a file that appears whole or
  * not at all.
  *
- * A regular file (existing or new) is written to a temporary file beside it
- * (".posenc-XXXXXX") and renamed over the target only when everything was
- * written and closed without error; on any failure the temporary file is
- * removed, and pe_output_signal_cleanup removes it when a signal ends the
- * process.  Through a symbolic link, the link's final target is replaced
- * and the link stays; an existing file keeps its permission bits (a new
- * one gets 0666 & ~umask); a file this process read as an input
- * (io/input.h) is never replaced.  An existing non-regular file (a FIFO,
- * /dev/null, /dev/full) and any path under /dev/ or /proc/ (/dev/stdout,
- * /dev/fd/N) is written in place, since renaming over them would replace
- * a device or a link.
+ * What -o PATH names, not how it is spelled, decides how it is written:
+ *   - a regular file, existing or new, wherever it lives (/dev/shm/x.npy,
+ *     /proc/self/cwd/x.npy too), is written to a temporary file beside it
+ *     (".posenc-XXXXXX") and renamed over it only when everything was
+ *     written and closed without error; on any failure the temporary file
+ *     is removed, and pe_output_signal_cleanup removes it when a signal
+ *     ends the process.  The directory is opened once, and the temporary
+ *     file is created, renamed and removed relative to it, so a directory
+ *     renamed during the run gets the finished file (or loses the
+ *     temporary one), and a long path never grows past PATH_MAX.
+ *     Through a symbolic link, the link's final target is replaced and the
+ *     link stays; an existing file keeps its permission bits (a new one
+ *     gets 0666 less the umask or the directory's default ACL);
+ *   - a character device or a FIFO is written in place (renaming over it
+ *     would replace the node).  A FIFO without a reader is waited for
+ *     PE_INPUT_FIFO_WAIT_MS, as the input side waits for a writer, then
+ *     refused ("a FIFO with no reader");
+ *   - a name of one of this process's descriptors (/dev/stdout,
+ *     /dev/stderr, /dev/fd/N, /proc/self/fd/N: a /proc link) is that
+ *     descriptor, written where it stands, as "-" is stdout: into a pipe,
+ *     a socket, a terminal, or a file the shell opened (appended to after
+ *     what it already holds, never truncated or replaced, since replacing
+ *     it would cut it off from the redirection);
+ *   - a directory or a block device is refused.
+ * Whatever the kind, an output that is a regular file this process read as
+ * an input (io/input.h) is refused (PE_ERR_USAGE), stdout included.
+ *
+ * Calling sequence (as git's lockfile.h):
+ *   pe_output_open(&o, ...)     on failure nothing is open or left behind,
+ *                               and nothing needs releasing (pe_output_abort
+ *                               is allowed and does nothing);
+ *   write to o.fp (pe_write ...);
+ *   pe_output_commit(&o, err)   or pe_output_abort(&o): exactly one of them
+ *                               ends every successful open.  commit that
+ *                               fails has already removed the temporary file.
+ * After commit or abort the struct holds nothing (fp NULL) and may be passed
+ * to pe_output_open again; abort on it again does nothing.  It is a bug to
+ * write to o.fp or commit after commit or abort.  A struct that was never
+ * given to pe_output_open must not be aborted unless it is all zeros.
+ * stdout itself is flushed by commit, never closed.  Up to PE_OUTPUT_MAX
+ * temporary files may be open at once.
  */
 #ifndef PE_OUTPUT_H
 #define PE_OUTPUT_H
@@ -22,17 +52,26 @@
 
 #include "core/err.h"
 
+#define PE_OUTPUT_MAX 8
+#define PE_OUTPUT_TEMP_LEN 16	/* ".posenc-XXXXXX" and its NUL */
+
 struct pe_output {
 	FILE *fp;
 	int to_stdout;
 	char *path;		/* as given, for messages (NULL for stdout) */
-	char *target;		/* the file replaced: path with symlinks followed */
-	char *tmp;		/* temporary file, NULL when writing in place */
+	/* private */
+	int has_dir;		/* dirfd is open: writing a temporary file */
+	int dirfd;		/* the target's directory */
+	char *name;		/* the target's name in dirfd */
+	char tmp[PE_OUTPUT_TEMP_LEN];	/* the temporary file's name in dirfd */
+	int slot;		/* its slot for pe_output_signal_cleanup */
 };
 
 /*
  * Open path ("-" or NULL: stdout).  binary outputs are refused on a
- * terminal unless force (PE_ERR_USAGE).  Returns 0 or -1.
+ * terminal unless force (PE_ERR_USAGE).  Returns 0, or -1: PE_ERR_USAGE
+ * (a terminal, an input of this process, an empty path), PE_ERR_IO (cannot
+ * create or open, a directory, no reader), PE_ERR_NOMEM.
  */
 int pe_output_open(struct pe_output *o, const char *path, int binary, int force,
 		   struct pe_error *err);
@@ -45,7 +84,7 @@ int pe_output_commit(struct pe_output *o, struct pe_error *err);
 void pe_output_abort(struct pe_output *o);
 
 /* Remove every temporary file still being written.  Async-signal-safe
- * (unlink only): for a SIGINT/SIGTERM/SIGHUP handler. */
+ * (unlinkat only): for the handler of a signal that ends the process. */
 void pe_output_signal_cleanup(void);
 
 /*

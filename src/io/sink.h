@@ -81,6 +81,13 @@ struct pe_sink *pe_sink_new(enum pe_format f, FILE *fp, const struct pe_sink_opt
 			    struct pe_error *err);
 void pe_sink_destroy(struct pe_sink *s);
 
+/* The error for a value json cannot hold (nan, an infinity) at row, col of
+ * tensor name, rows counted from the first one written: PE_ERR_DATA,
+ * returns -1.  The json sink and the checks made before it (cli/emit.h)
+ * say the same. */
+int pe_json_nonfinite(const char *name, uint64_t row, uint64_t col, float v,
+		      struct pe_error *err);
+
 /* No-op tensor() and end() callbacks for formats that need none. */
 int pe_sink_nop_tensor(struct pe_sink *s, size_t index, struct pe_error *err);
 int pe_sink_nop_end(struct pe_sink *s, struct pe_error *err);

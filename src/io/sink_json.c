@@ -32,6 +32,15 @@ static int json_puts(struct json_sink *j, const char *s, struct pe_error *err)
 	return pe_write_str(j->fp, s, err);
 }
 
+int pe_json_nonfinite(const char *name, uint64_t row, uint64_t col, float v,
+		      struct pe_error *err)
+{
+	return pe_fail(err, PE_ERR_DATA,
+		       "json cannot hold %s (tensor '%s', row %llu, column %llu); use csv, raw, npy or safetensors",
+		       isnan(v) ? "nan" : "an infinity", name, (unsigned long long)row,
+		       (unsigned long long)col);
+}
+
 static int json_begin(struct pe_sink *s, const struct pe_tensor *t, size_t nt,
 		      const struct pe_meta *meta, struct pe_error *err)
 {
@@ -150,10 +159,7 @@ static int json_encode(const struct pe_sink *s, const struct pe_tensor *t, uint6
 				continue;
 			}
 			if (!isfinite(f[r * cols + k]))
-				return pe_fail(err, PE_ERR_DATA,
-					       "json cannot hold %s (tensor '%s', row %llu, column %zu); use csv, raw, npy or safetensors",
-					       isnan(f[r * cols + k]) ? "nan" : "an infinity", t->name,
-					       (unsigned long long)row, k);
+				return pe_json_nonfinite(t->name, row, k, f[r * cols + k], err);
 			n += pe_fmt_f32(f[r * cols + k], out + n);
 		}
 		if (t->ndim > 1)

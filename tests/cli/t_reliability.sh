@@ -1,37 +1,25 @@
 # Issue 9's defects of the output side, each with the check that guards it:
 # signals mid-write (1), write errors reported once (6), text after a
 # config object (10), -o /dev/stdout and /dev/fd/N (11), -o through a
-# symlink, permission bits, -o naming an input (12).  Every check needs
-# posenc's own output or message.
+# symlink, permission bits, -o naming an input (12).  Then issue 18's, at
+# the end: every signal that ends the process, SIGXFSZ (4); -o decided by
+# what the path is, /dev/shm, /proc/self/cwd, descriptors (1); a FIFO with
+# no reader, a directory renamed mid-run (10); a 4,092-character path (11);
+# json refused before its first byte (7).  Every check needs posenc's own
+# output or message.
 R=$T/rel
 mkdir -p "$R"
 PY=${PYTHON:-/usr/bin/python3}
 
 # 1. a signal while writing -o FILE: the temp file goes, the status is the
-# signal's (128 + N), nothing is left in the directory
+# signal's (128 + N), nothing is left in the directory (tests/cli/midwrite.py)
+midwrite() {
+	"$PY" "$here/midwrite.py" "$@" 2>/dev/null
+}
 for sig in TERM HUP INT; do
 	rm -rf "$R/sig" && mkdir "$R/sig"
-	st=$("$PY" - "$POSENC" "$R/sig" "$sig" <<'PYEOF'
-import os, signal, subprocess, sys, time
-posenc, d, name = sys.argv[1:4]
-p = subprocess.Popen([posenc, "generate", "sinusoidal", "-n", "4000000", "-d", "1024", "-f", "raw",
-                      "-o", os.path.join(d, "big.f32")], stderr=subprocess.DEVNULL)
-for _ in range(500):                       # until the temp file has bytes
-    tmp = [f for f in os.listdir(d) if f.startswith(".posenc-")]
-    if tmp and os.path.getsize(os.path.join(d, tmp[0])) > 0:
-        break
-    time.sleep(0.01)
-else:
-    p.kill()
-    print("no-temp-file")
-    sys.exit()
-p.send_signal(getattr(signal, "SIG" + name))
-print(p.wait())
-PYEOF
-)
-	case $sig in TERM) want=-15 ;; HUP) want=-1 ;; INT) want=-2 ;; esac
-	check "SIG$sig mid-write: ends by the signal" [ "$st" = "$want" ]
-	check "SIG$sig mid-write: no temp file, no partial file" eval '[ "$st" = "$want" ] && [ -z "$(ls -A "$R/sig")" ]'
+	st=$(midwrite "$R/sig" $sig "$POSENC" generate sinusoidal -n 4000000 -d 1024 -f csv -o "$R/sig/big.csv")
+	check "SIG$sig mid-write: ends by the signal, no temp file, no partial file" [ "$st" = signal ]
 done
 
 # 6. a write error on stdout: one line, exit 1
@@ -131,3 +119,160 @@ s2=$?
 check "two writers: both succeed" [ "$s1$s2" = 00 ]
 check "two writers: the file is one whole result" eval 'same_output "$R/two/t.csv" "$R/one-a.csv" || same_output "$R/two/t.csv" "$R/one-b.csv"'
 check "two writers: nothing else left" eval '[ -s "$R/two/t.csv" ] && [ "$(ls -A "$R/two")" = t.csv ]'
+
+# ---- issue 18, the output side ----
+
+# 4. every other signal that ends the process and can be caught: the temp
+# file goes and the status is the signal's; SIGXFSZ (ulimit -f) is a write
+# error instead, exit 1, nothing left
+for sig in QUIT USR1 USR2 ALRM VTALRM PROF XCPU IO PWR RTMIN RTMAX; do
+	rm -rf "$R/sig" && mkdir "$R/sig"
+	st=$(midwrite "$R/sig" $sig "$POSENC" generate sinusoidal -n 4000000 -d 1024 -f csv -o "$R/sig/big.csv")
+	check "SIG$sig mid-write: ends by the signal, nothing left" [ "$st" = signal ]
+done
+for f in raw npy csv json safetensors png; do
+	rm -rf "$R/fsz" && mkdir "$R/fsz"
+	(ulimit -f 20 && exec "$POSENC" generate sinusoidal -n 20000 -d 64 -f $f -o "$R/fsz/out") 2>"$R/err"
+	st=$?
+	check "ulimit -f, $f: 'File too large', exit 1, nothing left" eval \
+		'[ $st -eq 1 ] && [ "$(cat "$R/err")" = "posenc: generate: write failed: File too large" ] && [ -z "$(ls -A "$R/fsz")" ]'
+done
+(ulimit -f 20 && exec "$POSENC" generate sinusoidal -n 20000 -d 64 -f raw) >"$R/fsz/stdout.f32" 2>"$R/err"
+st=$?
+check "ulimit -f on stdout: 'File too large', exit 1" eval \
+	'[ $st -eq 1 ] && [ "$(cat "$R/err")" = "posenc: generate: write failed: File too large" ]'
+
+# 1. -o is decided by what the path is, not how it is spelled: a regular
+# file in /dev/shm or reached through /proc/self/cwd is replaced whole and
+# is never one of the inputs; /dev/stdout and /dev/fd/N are the descriptors
+"$POSENC" generate sinusoidal -n 6 -d 4 -o "$R/pe.npy" 2>/dev/null
+cp "$R/pe.npy" "$R/pe.orig"
+(cd "$R" && exec "$POSENC" similarity -i pe.npy -o /proc/self/cwd/pe.npy) >"$T/out" 2>"$T/err"
+status=$?
+check "-o /proc/self/cwd/INPUT: refused" usage_lines similarity "-o '/proc/self/cwd/pe.npy' is also an input of this command: refusing to replace it$"
+check "-o /proc/self/cwd/INPUT: the input unchanged" eval '[ $status -eq 2 ] && cmp -s "$R/pe.npy" "$R/pe.orig"'
+(cd "$R" && exec "$POSENC" generate sinusoidal -n 2 -d 2 -o /proc/self/cwd/cwd.csv) 2>"$T/err"
+check "-o /proc/self/cwd/NEW: written" eval '[ "$(sed -n 2p "$R/cwd.csv" 2>/dev/null)" = "0.84147096,0.5403023" ] && [ -z "$(ls -A "$R" | grep posenc-)" ]'
+if [ -d /dev/shm ] && SHM=$(mktemp -d /dev/shm/posenc-test.XXXXXX); then
+	cp "$R/pe.npy" "$SHM/pe.npy"
+	fails 2 "-o /dev/shm/INPUT" "-o '$SHM/pe.npy' is also an input of this command: refusing to replace it$" \
+		similarity -i "$SHM/pe.npy" -o "$SHM/pe.npy"
+	check "-o /dev/shm/INPUT: the input unchanged" eval '[ $status -eq 2 ] && cmp -s "$SHM/pe.npy" "$R/pe.orig"'
+	echo precious >"$SHM/keep.csv"
+	chmod 640 "$SHM/keep.csv"
+	st=$(midwrite "$SHM" TERM "$POSENC" generate sinusoidal -n 3000000 -d 64 -o "$SHM/keep.csv")
+	check "-o /dev/shm/FILE, SIGTERM: the old file whole, no temp file" eval \
+		'[ "$st" = "signal keep.csv pe.npy" ] && [ "$(cat "$SHM/keep.csv")" = precious ]'
+	"$POSENC" generate sinusoidal -n 2 -d 2 -o "$SHM/keep.csv" 2>"$T/err"
+	check "-o /dev/shm/FILE: replaced whole, keeps its mode" eval \
+		'[ "$(sed -n 2p "$SHM/keep.csv")" = "0.84147096,0.5403023" ] && [ "$(stat -c %a "$SHM/keep.csv")" = 640 ]'
+	rm -rf "$SHM"
+else
+	echo "t_reliability.sh: skipped: the /dev/shm checks (no /dev/shm here)"
+fi
+echo keep >"$R/append.csv"
+"$POSENC" generate sinusoidal -n 2 -d 2 -o /dev/stdout >>"$R/append.csv" 2>"$T/err"
+check "-o /dev/stdout >> FILE: appended, never truncated" [ "$(cat "$R/append.csv")" = "keep
+0,1
+0.84147096,0.5403023" ]
+{ echo head; "$POSENC" generate sinusoidal -n 2 -d 2 -o /dev/fd/1 2>"$T/err"; echo foot; } >"$R/shared.csv"
+check "-o /dev/fd/1: writes where the descriptor stands" [ "$(cat "$R/shared.csv")" = "head
+0,1
+0.84147096,0.5403023
+foot" ]
+cp "$R/pe.orig" "$R/pe.npy"
+"$POSENC" similarity -i "$R/pe.npy" -o /dev/stdout >>"$R/pe.npy" 2>"$T/err"
+status=$?
+check "-o /dev/stdout that is an input: refused" usage_lines similarity "-o '/dev/stdout' is also an input of this command: refusing to write into it$"
+"$POSENC" similarity -i "$R/pe.npy" >>"$R/pe.npy" 2>"$T/err"
+status=$?
+check "stdout that is an input: refused" usage_lines similarity "standard output is also an input of this command: refusing to write into it$"
+check "stdout that is an input: the input unchanged" eval '[ $status -eq 2 ] && cmp -s "$R/pe.npy" "$R/pe.orig"'
+
+# 10. a FIFO with no reader: refused after the input side's 2 s; a reader
+# that comes late is waited for
+rm -f "$R/ofifo" && mkfifo "$R/ofifo"
+fails 1 "-o a FIFO with no reader" "cannot write '$R/ofifo': a FIFO with no reader$" \
+	generate sinusoidal -n 3 -d 2 -o "$R/ofifo"
+(sleep 0.3 && exec cat "$R/ofifo" >"$R/fifo.out") &
+reader=$!
+run_timeout 10 generate sinusoidal -n 2 -d 2 -o "$R/ofifo"
+for i in 1 2 3 4 5 6 7 8 9 10; do	# without a writer, cat waits for one
+	kill -0 $reader 2>/dev/null || break
+	sleep 0.2
+done
+kill $reader 2>/dev/null
+wait $reader
+check "-o a FIFO whose reader comes late" ok_and [ "$(sed -n 2p "$R/fifo.out")" = "0.84147096,0.5403023" ]
+
+# 10. the output directory renamed during the run: the file is finished in
+# it; a directory put where the file goes: the rename's error, path once,
+# nothing left
+rm -rf "$R/race" "$R/moved" && mkdir "$R/race"
+st=$(midwrite "$R/race" mv:"$R/moved" "$POSENC" generate sinusoidal -n 100000 -d 64 -o "$R/race/out.csv")
+check "directory renamed mid-run: the whole file in it, nothing else" eval \
+	'[ "$st" = "0 out.csv" ] && [ "$(wc -l <"$R/moved/out.csv")" -eq 100000 ]'
+rm -rf "$R/race" && mkdir "$R/race"
+st=$("$PY" "$here/midwrite.py" "$R/race" mkdir:"$R/race/out.csv" "$POSENC" generate sinusoidal -n 100000 -d 64 -o "$R/race/out.csv" 2>&1)
+check "directory at the target: one line, the path once, nothing left" [ "$st" = "posenc: generate: '$R/race/out.csv': cannot rename the finished file into place: Is a directory
+1 out.csv" ]
+
+# 11. a 4,092-character path with a short name: the temp name is relative
+# to the directory, never longer than the path allows
+long=$R/long
+while [ ${#long} -lt 3850 ]; do long=$long/$(printf 'd%.0s' $(seq 180)); done
+long=$long/$(printf 'e%.0s' $(seq $((4092 - ${#long} - 7))))
+mkdir -p "$long"
+run generate sinusoidal -n 2 -d 2 -o "$long/x.csv"
+check "a 4,092-character -o path" ok_and eval '[ $((${#long} + 6)) -eq 4092 ] && [ "$(sed -n 2p "$long/x.csv")" = "0.84147096,0.5403023" ] && [ "$(ls -A "$long")" = x.csv ]'
+rm -rf "$R/long"
+
+# 7. json on stdout: a value json cannot hold that is known before the
+# first byte fails before it, and stdout stays empty (it held half a
+# document); rows the value does not reach are written
+printf '1,2,3\n4,5,6\n7,8,9\n' >"$R/r3.csv"
+fails 2 "skew causal --fill -inf -f json" "--fill -inf lands in the result and json cannot hold it; give a finite --fill or use csv, raw, npy or safetensors$" \
+	skew -i "$R/r3.csv" --mode causal --fill -inf -f json
+fails 2 "skew --inverse --fill nan -f json" "--fill nan lands in the result and json cannot hold it; give a finite --fill or use csv, raw, npy or safetensors$" \
+	skew -i "$R/r3.csv" --inverse --fill nan -f json
+run skew -i "$R/r3.csv" --mode causal --fill -inf -f json --rows 2:3
+check "skew causal --fill -inf -f json, a row without fill" ok_and [ "$(sed -n 2p "$T/out")" = "[7,8,9]]}" ]
+# bidir: A[i][j] = R[i][j - i + 2]; R[1][3] = nan is A[1][2], R[0][0] = nan is never read
+printf 'nan,2,3,4,5\n4,5,6,nan,inf\n7,8,9,1,2\n' >"$R/r5.csv"
+fails 1 "skew -f json, an input nan that lands" "json cannot hold nan (tensor 'skew', row 1, column 2); use csv, raw, npy or safetensors$" \
+	skew -i "$R/r5.csv" -f json
+run skew -i "$R/r5.csv" -f json --rows 2:3
+check "skew -f json, input nan that does not land" ok_and [ "$(sed -n 2p "$T/out")" = "[7,8,9]]}" ]
+printf '3e38,3e38,3e38\n3e38,3e38,3e38\n3e38,3e38,3e38\n3e38,3e38,3e38\n' >"$R/big3.csv"
+fails 1 "skew --grid -f json, sums beyond float32" "json cannot hold an infinity (tensor 'skew', row 0, column 0); use csv, raw, npy or safetensors$" \
+	skew --grid 2x2 --rel-h "$R/big3.csv" --rel-w "$R/big3.csv" -f json
+# t5 bidirectional: distance +1 is bucket 17, whose head 1 is inf
+awk 'BEGIN { for (b = 0; b < 32; b++) printf "%d,%s,%d\n", 10 * b, b == 17 ? "inf" : 10 * b + 1, 10 * b + 2 }' >"$R/infbias.csv"
+fails 1 "bucket --bias -f json, an inf in the bias" "json cannot hold an infinity (tensor 'bucket_bias', row 3, column 1); use csv, raw, npy or safetensors$" \
+	bucket --distances -2:3 --bias "$R/infbias.csv" -f json
+printf '1,2\n0,0\n3,4\n' >"$R/z.csv"
+run similarity -i "$R/z.csv" -f json
+check "similarity -f json with a zero row: exit 1, the warning and one error, nothing on stdout" eval \
+	'[ $status -eq 1 ] && [ ! -s "$T/out" ] && [ "$(wc -l <"$T/err")" -eq 2 ] && [ "$(sed -n 2p "$T/err")" = "posenc: similarity: json cannot hold nan (tensor '"'similarity'"', row 0, column 1); use csv, raw, npy or safetensors" ]'
+run similarity -i "$R/z.csv" -f json --rows 1:2
+check "similarity -f json, the zero row itself" eval \
+	'[ $status -eq 1 ] && [ ! -s "$T/out" ] && [ "$(sed -n 2p "$T/err")" = "posenc: similarity: json cannot hold nan (tensor '"'similarity'"', row 0, column 0); use csv, raw, npy or safetensors" ]'
+# |x|^2 = 4e38 > FLT_MAX: the diagonal is inf, exact or float32
+printf '1,1\n2e19,0\n' >"$R/long.csv"
+for prec in exact float32; do
+	run similarity -i "$R/long.csv" --metric dot --precision $prec -f json
+	check "similarity --metric dot --precision $prec -f json, a row beyond float32" eval \
+		'[ $status -eq 1 ] && [ ! -s "$T/out" ] && [ "$(sed -n 2p "$T/err")" = "posenc: similarity: json cannot hold an infinity (tensor '"'similarity'"', row 1, column 1); use csv, raw, npy or safetensors" ]'
+done
+run similarity -i "$R/long.csv" --metric dot -f json --rows 0:1
+check "similarity --metric dot -f json, rows without the inf" ok_and [ "$(sed -n 2p "$T/out")" = "[2,2e+19]]}" ]
+# the documented limit: a value only the computation shows (distances
+# beyond float32) fails where it is met, naming the first whichever worker
+# meets its own first; with -o FILE nothing is left
+awk 'BEGIN { for (i = 0; i < 1023; i++) print (i % 2 ? "-3e38" : "3e38") }' >"$R/alt.csv"
+for n in 1 3; do
+	rm -rf "$R/lim" && mkdir "$R/lim"
+	run similarity -i "$R/alt.csv" --metric euclidean --threads $n -o "$R/lim/s.json"
+	check "similarity -f json, an inf met while computing, $n threads: the first, nothing left" eval \
+		'[ $status -eq 1 ] && [ -z "$(ls -A "$R/lim")" ] && [ "$(sed -n 2p "$T/err")" = "posenc: similarity: json cannot hold an infinity (tensor '"'similarity'"', row 0, column 1); use csv, raw, npy or safetensors" ]'
+done

@@ -193,14 +193,15 @@ check "2x3 grid: the row term changes with drow" ok_and [ "$(cat "$T/out")" = "$
 	0,1,2,10,11,12 -1,0,1,9,10,11 -2,-1,0,8,9,10 -10,-9,-8,0,1,2 -11,-10,-9,-1,0,1 -12,-11,-10,-2,-1,0)" ]
 run skew -i "$K/b.csv" --mode causal --fill -3 -f json
 check "json meta: the parameters and the sign convention" ok_and sh -c 'printf "%s" "$1" | grep -q "\"command\":\"skew\",\"mode\":\"causal\",\"inverse\":false,\"raw\":false,\"broadcast\":false,\"index_map\":false,\"fill\":-3,\"L\":4,\"distance\":\"key - query\"},\"data\":\[$"' _ "$(head -1 "$T/out")"
-fails 1 "json refuses a -inf fill" "json cannot hold an infinity (tensor 'skew', row 0, column 1); use csv, raw, npy or safetensors$" \
+fails 2 "json refuses a -inf fill" "--fill -inf lands in the result and json cannot hold it; give a finite --fill or use csv, raw, npy or safetensors$" \
 	skew -i "$K/b.csv" --mode causal --fill -inf -o "$T/eo/o.json"
-# every slice of every block has an infinity: the error names the first,
-# whichever worker thread finds its own first
-seq -1023 1023 | paste -sd, - >"$K/rel1023.csv"
+# a mask written into the input (-inf at every distance > 0): every slice
+# of every block has an infinity, and the error names the first, whichever
+# worker thread fills its own first
+{ seq -1023 0; yes -- -inf | head -1023; } | paste -sd, - >"$K/rel1023.csv"
 for n in 1 3 8; do
-	fails 1 "json refuses a -inf fill, $n threads" "json cannot hold an infinity (tensor 'skew', row 0, column 1); use csv, raw, npy or safetensors$" \
-		skew -i "$K/rel1023.csv" --broadcast --mode causal --fill -inf --threads $n -o "$T/eo/o.json"
+	fails 1 "json refuses an input's -inf, $n threads" "json cannot hold an infinity (tensor 'skew', row 0, column 1); use csv, raw, npy or safetensors$" \
+		skew -i "$K/rel1023.csv" --broadcast --threads $n -o "$T/eo/o.json"
 done
 run skew -i "$K/one.csv" --mode causal --fill -inf -f json
 check "json with a -inf fill no cell gets: valid json, fill as a string" ok_and sk json "$T/out" \

@@ -27,6 +27,7 @@
 #include "cli/commands.h"
 #include "cli/opt.h"
 #include "fuzz.h"
+#include "io/input.h"
 
 #define MAX_ARGS 64
 #define MAX_NUMBER 256
@@ -251,6 +252,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else {
 		rc = cmd->run(cmd, argc - 1, argv + 1);
 	}
+	pe_input_forget();	/* the next run's inputs are its own */
 	if (verbose) {
 		/* PE_FUZZ_VERBOSE=1: each run's argv and status on fd 2, to check seeds */
 		for (i = 1; i < (size_t)argc; i++)

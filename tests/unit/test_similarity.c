@@ -516,6 +516,86 @@ static void test_float32_metrics(void **state)
 	pe_matrix_free(&m);
 }
 
+/* The first non-finite cell of rows [r0, r1) of the n x n matrix out, row
+ * major: 1 with *row, *col, or 0. */
+static int first_nonfinite(const float *out, size_t n, size_t r0, size_t r1, uint64_t *row,
+			   uint64_t *col)
+{
+	size_t i, j;
+
+	for (i = r0; i < r1; i++)
+		for (j = 0; j < n; j++)
+			if (!isfinite(out[i * n + j])) {
+				*row = i;
+				*col = j;
+				return 1;
+			}
+	return 0;
+}
+
+/* What pe_similarity_known_nonfinite names before anything is computed is
+ * what the computed matrix holds: for cosine with a zero row the first nan
+ * of the rows asked for (where json would meet it), for dot the diagonal
+ * of a row beyond float32; nothing for a table without either. */
+static void test_known_nonfinite(void **state)
+{
+	static const int zeros[] = { -1, 0, 4, 8 };
+	size_t n = 9, d = 6, r0, r1, z, k;
+	uint64_t row, col, wrow = 0, wcol = 0;
+	int prec, got, want;
+	float v;
+
+	(void)state;
+	for (prec = PE_SIM_EXACT; prec <= PE_SIM_FLOAT32; prec++) {
+		for (z = 0; z < sizeof zeros / sizeof zeros[0]; z++) {
+			struct pe_matrix m = random_table(n, d, -2, 2);
+			struct pe_similarity s;
+			float *out;
+
+			if (zeros[z] >= 0)
+				memset(m.v + (size_t)zeros[z] * d, 0, d * sizeof *m.v);
+			out = similarity(&m, PE_METRIC_COSINE, 0, (enum pe_sim_precision)prec, 1, &s);
+			for (r0 = 0; r0 < n; r0++)
+				for (r1 = r0 + 1; r1 <= n; r1++) {
+					got = pe_similarity_known_nonfinite(&s, r0, r1, &row, &col, &v);
+					want = first_nonfinite(out, n, r0, r1, &wrow, &wcol);
+					assert_int_equal(got, zeros[z] >= 0);
+					assert_int_equal(want, zeros[z] >= 0);
+					if (got)
+						assert_true(row == wrow && col == wcol && isnan(v));
+				}
+			free(out);
+			pe_similarity_free(&s);
+			pe_matrix_free(&m);
+		}
+		{
+			/* row 3: |x|^2 = 6 * 2^126 = 1.5 * 2^128; row 5: 0.375 * 2^128 */
+			struct pe_matrix m = random_table(n, d, -2, 2);
+			struct pe_similarity s;
+			float *out;
+
+			for (k = 0; k < d; k++) {
+				m.v[3 * d + k] = 0x1p63f;
+				m.v[5 * d + k] = 0x1p62f;
+			}
+			out = similarity(&m, PE_METRIC_DOT, 0, (enum pe_sim_precision)prec, 1, &s);
+			for (r0 = 0; r0 < n; r0++)
+				for (r1 = r0 + 1; r1 <= n; r1++) {
+					got = pe_similarity_known_nonfinite(&s, r0, r1, &row, &col, &v);
+					want = first_nonfinite(out, n, r0, r1, &wrow, &wcol);
+					assert_int_equal(got, r0 <= 3 && 3 < r1);
+					assert_int_equal(want, got);
+					if (got)
+						assert_true(row == 3 && col == 3 && wrow == 3 && wcol == 3 &&
+							    isinf(v) && isinf(out[3 * n + 3]));
+				}
+			free(out);
+			pe_similarity_free(&s);
+			pe_matrix_free(&m);
+		}
+	}
+}
+
 static void test_refusals(void **state)
 {
 	struct pe_matrix m = random_table(5, 3, 0, 0);
@@ -642,6 +722,7 @@ int main(void)
 		cmocka_unit_test(test_view),
 		cmocka_unit_test(test_float32),
 		cmocka_unit_test(test_float32_metrics),
+		cmocka_unit_test(test_known_nonfinite),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_cache_let_go),
 		cmocka_unit_test(test_many_rows),

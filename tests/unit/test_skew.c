@@ -616,6 +616,49 @@ static void expect_data_error(const struct pe_skew_params *p, uint64_t rows, uin
 	free(v);
 }
 
+/* pe_skew_fill_rows against the result itself: with a nan fill and finite
+ * inputs, exactly the rows it names hold a nan, for every 1-D form. */
+static void test_fill_rows(void **state)
+{
+	struct pe_skew_params p;
+	struct pe_skew s;
+	struct pe_tensor t;
+	struct pe_matrix m;
+	struct pe_error err;
+	uint64_t rows, cols, r0, r1, i, k;
+	size_t L;
+	int mode, inverse, raw, broadcast, has;
+	float *in, *out;
+
+	(void)state;
+	for (mode = PE_SKEW_BIDIR; mode <= PE_SKEW_CAUSAL; mode++)
+		for (inverse = 0; inverse <= 1; inverse++)
+			for (raw = 0; raw <= 1; raw++)
+				for (broadcast = 0; broadcast <= !inverse; broadcast++)
+					for (L = 1; L <= 12; L++) {
+						p = params((enum pe_skew_mode)mode, inverse, raw, NAN);
+						p.broadcast = broadcast;
+						pe_skew_input_shape(&p, L, &rows, &cols);
+						in = random_matrix((size_t)rows, (size_t)cols);
+						m = wrap(in, rows, cols);
+						if (pe_skew_init(&s, &p, &m, &err) != 0)
+							fail_msg("pe_skew_init: %s", err.msg);
+						out = result(&s, &t);
+						pe_skew_fill_rows(&s, &r0, &r1);
+						for (i = 0; i < t.rows; i++) {
+							for (has = 0, k = 0; k < t.cols; k++)
+								has |= isnan(out[i * t.cols + k]);
+							if (has != (r0 <= i && i < r1))
+								fail_msg("mode %d inverse %d raw %d broadcast %d, L = %zu: row %llu %s nan, fill rows %llu..%llu",
+									 mode, inverse, raw, broadcast, L,
+									 (unsigned long long)i, has ? "holds" : "holds no",
+									 (unsigned long long)r0, (unsigned long long)r1);
+						}
+						free(out);
+						free(in);
+					}
+}
+
 static void test_shape_errors(void **state)
 {
 	struct pe_skew_params p = params(PE_SKEW_BIDIR, 0, 0, 0);
@@ -670,6 +713,7 @@ int main(void)
 		cmocka_unit_test(test_index_maps),
 		cmocka_unit_test(test_2d_random),
 		cmocka_unit_test(test_2d_offsets),
+		cmocka_unit_test(test_fill_rows),
 		cmocka_unit_test(test_shape_errors),
 	};
 
