@@ -5,6 +5,7 @@
  * option replaces the value it names.
  */
 #include <math.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +38,7 @@ static const char *const layouts[] = { "half", "interleaved", NULL };
 
 /* which scalings use an option: bit (1 << scaling) */
 #define S(x) (1u << PE_ROPE_##x)
-#define SCALED (S(LINEAR) | S(DYNAMIC) | S(YARN) | S(LLAMA3) | S(LONGROPE))
+#define SCALED (S(LINEAR) | S(DYNAMIC) | S(YARN) | S(LLAMA3) | S(LONGROPE) | S(PROPORTIONAL))
 
 static const struct pe_optdef rows[] = {
 	{ PE_HEADING("Rope (-d is the head dim):") },
@@ -52,7 +53,8 @@ static const struct pe_optdef rows[] = {
 	{ PE_REAL("partial-rotary-factor", 0, "F", O(partial_rotary_factor), PE_REAL_POSITIVE,
 		  "R = int(head dim * F), 0 < F <= 1") },
 	{ PE_CHOICE("scaling", 0, "TYPE", O(scaling), pe_rope_scaling_names,
-		    "none (default), linear, dynamic, yarn, llama3, longrope") },
+		    "none (default), linear, dynamic, yarn, llama3, longrope,\n"
+		    "proportional (Gemma 4: the first F x D / 2 pairs turn)") },
 	{ PE_REAL("factor", 0, "F", O(factor), PE_REAL_POSITIVE, "scaling factor"), .applies = SCALED },
 	{ PE_U64("original-max-positions", 0, "L", O(original_max_positions), 1, (uint64_t)1 << 40,
 		 "pre-training context length L0"),
@@ -137,6 +139,21 @@ static const char *config_key(const void *cfg, const char *param)
 	return pe_hfconfig_key(cfg, param);
 }
 
+/* A warning about parameters, named as core's errors are (cli/param.h). */
+static void warn_param(const struct pe_gen *g, const struct rope_opts *o,
+		       const struct rope_state *st, const char *fmt, ...)
+{
+	struct pe_param_file file = { o->from_config, config_key, &st->cfg };
+	struct pe_error w = { PE_ERR_PARAM, "" };
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(w.msg, sizeof w.msg, fmt, ap);
+	va_end(ap);
+	pe_param_explain(&w, g->args, &file);
+	pe_msg_warn("%s", w.msg);
+}
+
 /* every explicit option replaces the value it names */
 static int apply_options(struct pe_gen *g, const struct rope_opts *o, struct pe_rope_params *p,
 			 struct pe_error *err)
@@ -215,6 +232,19 @@ static int rotary_width(struct pe_gen *g, const struct rope_opts *o, const struc
 	if (pf && f > 1)
 		return pe_fail(err, PE_ERR_USAGE,
 			       "--partial-rotary-factor must be in (0, 1], got '%s'", pf);
+	if (p->scaling == PE_ROPE_PROPORTIONAL) {
+		/* the whole head, its first int(F * D // 2) pairs turning */
+		if (rd)
+			return pe_fail(err, PE_ERR_USAGE,
+				       "--rotary-dim does not apply to proportional scaling: it rotates the whole head, --partial-rotary-factor of its pairs");
+		if (D < 2 || D % 2)
+			return pe_fail(err, PE_ERR_USAGE,
+				       "proportional scaling needs an even head dim, got %llu",
+				       (unsigned long long)D);
+		p->rotary_dim = D;
+		p->rotated = (uint64_t)floor((double)D * f / 2.0);
+		return 0;
+	}
 	/* transformers: dim = int(head_dim * partial_rotary_factor) */
 	R = (uint64_t)((double)D * f);
 	if (!rd && !pf && cfgpath && c->rotary_dim)
@@ -321,8 +351,11 @@ static int build(struct pe_gen *g, void *opts, struct pe_error *err)
 				       cfgpath);
 		apply_config(&st->cfg, &p);
 	}
-	if (apply_options(g, o, &p, err) != 0 ||
-	    rotary_width(g, o, &st->cfg, &head_dim, &p, err) != 0)
+	if (apply_options(g, o, &p, err) != 0)
+		return -1;
+	if (p.scaling == PE_ROPE_PROPORTIONAL && p.factor == 0)
+		p.factor = 1.0;	/* transformers: .get("factor", 1.0) */
+	if (rotary_width(g, o, &st->cfg, &head_dim, &p, err) != 0)
 		return -1;
 	if ((w = pe_args_misplaced(g->args, rows, o, 1u << p.scaling)))
 		return pe_fail(err, PE_ERR_USAGE, "--%s applies to --scaling %s only", w->name,
@@ -335,6 +368,9 @@ static int build(struct pe_gen *g, void *opts, struct pe_error *err)
 		pe_param_explain(err, g->args, &file);
 		return -1;
 	}
+	if (st->rope.llama3_unordered)
+		warn_param(g, o, st, "{high_freq_factor} (%g) is not above {low_freq_factor} (%g): as transformers does (with a warning), frequencies whose wavelength exceeds L0 / low_freq_factor are divided by the factor and the others kept",
+			   p.high_freq_factor, p.low_freq_factor);
 	if (cfgpath && st->cfg.partial_default && !pe_gen_given(g, &o->rotary_dim) &&
 	    !pe_gen_given(g, &o->partial_rotary_factor))
 		pe_msg_warn("%s: gpt_neox config without rotary_pct: using transformers' default 0.25 (rotary width %llu)",

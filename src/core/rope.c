@@ -10,7 +10,7 @@
 #define PE_PI 3.141592653589793
 
 const char *const pe_rope_scaling_names[] = { "none", "linear", "dynamic", "yarn", "llama3",
-					     "longrope", NULL };
+					     "longrope", "proportional", NULL };
 static const char *const table_names[] = { "rope_cos", "rope_sin", "rope_inv_freq",
 					   "rope_angles" };
 
@@ -111,12 +111,13 @@ static int check_params(const struct pe_rope_params *p, struct pe_error *err)
 		return pe_fail(err, PE_ERR_PARAM, "{attention_factor} must be a positive number, got %g",
 			       p->attention_factor);
 	if ((s == PE_ROPE_LINEAR || s == PE_ROPE_DYNAMIC || s == PE_ROPE_YARN ||
-	     s == PE_ROPE_LLAMA3) && !positive(p->factor))
+	     s == PE_ROPE_LLAMA3 || s == PE_ROPE_PROPORTIONAL) && !positive(p->factor))
 		return pe_fail(err, PE_ERR_PARAM, "%s scaling needs {factor} (a positive number), got %g",
 			       pe_rope_scaling_names[s], p->factor);
 	if (s == PE_ROPE_LONGROPE && p->factor != 0 && !positive(p->factor))
 		return pe_fail(err, PE_ERR_PARAM, "{factor} must be a positive number, got %g", p->factor);
-	if (s != PE_ROPE_NONE && s != PE_ROPE_LINEAR && p->original_max == 0)
+	if (s != PE_ROPE_NONE && s != PE_ROPE_LINEAR && s != PE_ROPE_PROPORTIONAL &&
+	    p->original_max == 0)
 		return pe_fail(err, PE_ERR_PARAM, "%s scaling needs {original_max_positions}",
 			       pe_rope_scaling_names[s]);
 	if (s == PE_ROPE_DYNAMIC && p->rotary_dim < 4)
@@ -144,11 +145,11 @@ static int check_params(const struct pe_rope_params *p, struct pe_error *err)
 				       positive(p->low_freq_factor) ? "high_freq_factor" : "low_freq_factor",
 				       positive(p->low_freq_factor) ? p->high_freq_factor
 								    : p->low_freq_factor);
-		if (!(p->high_freq_factor > p->low_freq_factor))
-			return pe_fail(err, PE_ERR_PARAM,
-				       "{low_freq_factor} (%g) must be below {high_freq_factor} (%g): llama3 divides by their difference",
-				       p->low_freq_factor, p->high_freq_factor);
 	}
+	if (s == PE_ROPE_PROPORTIONAL && p->rotated > p->rotary_dim / 2)
+		return pe_fail(err, PE_ERR_PARAM,
+			       "proportional scaling turns at most half the head dim's %llu pairs, got %llu",
+			       (unsigned long long)(p->rotary_dim / 2), (unsigned long long)p->rotated);
 	if (s == PE_ROPE_LONGROPE) {
 		size_t need = (size_t)(p->rotary_dim / 2), k;
 
@@ -223,6 +224,12 @@ static void compute_exact(struct pe_rope *r, int bits)
 		case PE_ROPE_LINEAR:
 			pe_mp_mul(&inv, &inv0, &rf);
 			break;
+		case PE_ROPE_PROPORTIONAL:
+			if (j < p->rotated)
+				pe_mp_mul(&inv, &inv0, &rf);
+			else
+				pe_mp_set_d(&inv, 0.0);
+			break;
 		case PE_ROPE_YARN:
 			/* ramp = clamp((j - low) / (high - low)); inv0 (ramp / f + 1 - ramp) */
 			pe_mp_set_u64(&t, j);
@@ -247,10 +254,10 @@ static void compute_exact(struct pe_rope *r, int bits)
 			pe_mp_mul(&x, &x, &inv0);
 			pe_mp_mul(&t, &twopi, &hi);
 			pe_mp_mul(&u, &twopi, &lo);
-			if (pe_mp_cmp(&t, &x) < 0) {
-				inv = inv0;
-			} else if (pe_mp_cmp(&u, &x) > 0) {
+			if (pe_mp_cmp(&u, &x) > 0) {	/* transformers' order */
 				pe_mp_mul(&inv, &inv0, &rf);
+			} else if (pe_mp_cmp(&t, &x) < 0) {
+				inv = inv0;
 			} else {
 				/* s = (x / 2 pi - low) / (high - low); inv0 ((1 - s) / f + s) */
 				pe_mp_div(&t, &x, &twopi);
@@ -288,8 +295,10 @@ static void compute_float32(struct pe_rope *r, float *pw)
 	float lowwl, highwl;
 	size_t j;
 
+	/* proportional takes the powers of its rotated pairs only, as
+	 * arange(0, 2 n, 2): that count decides torch.pow's vector tail */
 	f_pow_frac(&p->torch, p->scaling == PE_ROPE_DYNAMIC ? r->dynamic_theta : p->theta, R,
-		   r->nfreq, pw);
+		   p->scaling == PE_ROPE_PROPORTIONAL ? (size_t)p->rotated : r->nfreq, pw);
 	lowwl = (float)((double)p->original_max / p->low_freq_factor);
 	highwl = (float)((double)p->original_max / p->high_freq_factor);
 	for (j = 0; j < r->nfreq; j++) {
@@ -300,6 +309,10 @@ static void compute_float32(struct pe_rope *r, float *pw)
 			break;
 		case PE_ROPE_LINEAR:
 			inv = f_div(f_recip(pw[j]), f);
+			break;
+		case PE_ROPE_PROPORTIONAL:
+			/* cat(1 / base ** (arange(0, 2n, 2) / R), zeros) / factor */
+			inv = f_div(j < p->rotated ? f_recip(pw[j]) : 0.0f, f);
 			break;
 		case PE_ROPE_YARN:
 			extrap = f_recip(pw[j]);
@@ -384,6 +397,8 @@ int pe_rope_init(struct pe_rope *r, const struct pe_rope_params *p, struct pe_er
 		r->yarn_high = high;
 	}
 	r->use_long = q->scaling == PE_ROPE_LONGROPE && r->seq_len > q->original_max;
+	r->llama3_unordered = q->scaling == PE_ROPE_LLAMA3 &&
+			      !(q->high_freq_factor > q->low_freq_factor);
 
 	r->inv32 = malloc(r->nfreq * sizeof *r->inv32);
 	r->freq = malloc(r->nfreq * sizeof *r->freq);

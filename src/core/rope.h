@@ -24,6 +24,12 @@
  *   longrope inv_j = 1 / (ext_j theta^(2j/R)), ext = long_factor when
  *            seq_len > L0 else short_factor; attention = 1 if factor <= 1
  *            else sqrt(1 + ln factor / ln L0)
+ *   proportional (Gemma 4) inv_j = inv0_j / factor for j < n, 0 for n <= j < R/2,
+ *            R the whole head dim and n = int(partial_rotary_factor R // 2):
+ *            the pairs j >= n are not rotated (cos 1, sin 0)
+ * llama3 with high_freq_factor <= low_freq_factor (Llama 4 Scout's equal
+ * ones) is what transformers computes: divided when lambda > L0/low, kept
+ * when lambda < L0/high, blended in between (never, in exact arithmetic).
  *
  * An explicit attention_factor replaces the derived one (yarn, longrope).
  *
@@ -67,7 +73,7 @@ extern const char *const pe_rope_scaling_names[];
 
 enum pe_rope_scaling {
 	PE_ROPE_NONE, PE_ROPE_LINEAR, PE_ROPE_DYNAMIC, PE_ROPE_YARN, PE_ROPE_LLAMA3,
-	PE_ROPE_LONGROPE
+	PE_ROPE_LONGROPE, PE_ROPE_PROPORTIONAL
 };
 enum pe_rope_table { PE_ROPE_COS, PE_ROPE_SIN, PE_ROPE_INV_FREQ, PE_ROPE_ANGLES, PE_ROPE_NTABLES };
 enum pe_rope_precision { PE_ROPE_EXACT, PE_ROPE_FLOAT32 };
@@ -83,7 +89,10 @@ struct pe_rope_params {
 	enum pe_rope_scaling scaling;
 	enum pe_layout layout;		/* DEFAULT is half */
 	enum pe_rope_precision precision;
-	double factor;			/* > 0; linear, dynamic, yarn, llama3, longrope */
+	double factor;			/* > 0; linear, dynamic, yarn, llama3, longrope,
+					 * proportional */
+	uint64_t rotated;		/* proportional: the pairs j < rotated turn, the rest
+					 * have frequency 0 (<= R/2) */
 	uint64_t original_max;		/* L0; dynamic, yarn, llama3, longrope */
 	uint64_t seq_len;		/* dynamic, longrope; 0: offset + n */
 	double beta_fast, beta_slow;	/* yarn (32, 1) */
@@ -119,6 +128,8 @@ struct pe_rope {
 	double dynamic_theta;		/* dynamic: the rescaled base */
 	double yarn_low, yarn_high;	/* yarn: the correction range used */
 	int use_long;			/* longrope: long factors chosen */
+	int llama3_unordered;		/* llama3: high_freq_factor <= low_freq_factor, which
+					 * transformers computes with a warning */
 	struct pe_rope_view view[PE_ROPE_NTABLES];
 };
 

@@ -204,7 +204,7 @@ static int scaling_dict(struct ctx *c, struct found *f, struct pe_hfconfig *h)
 
 		snprintf(shown, sizeof shown, "%s", type);
 		return pe_fail(c->err, PE_ERR_DATA,
-			       "%s: unsupported %s.%s '%s' (posenc knows default, linear, dynamic, yarn, llama3, longrope)",
+			       "%s: unsupported %s.%s '%s' (posenc knows default, linear, dynamic, yarn, llama3, longrope, proportional)",
 			       c->name, f->dn, item(f->dict, "rope_type") ? "rope_type" : "type", shown);
 	}
 	h->scaling = (enum pe_rope_scaling)s;
@@ -263,6 +263,24 @@ static int head_dim(struct ctx *c, struct found *f, struct pe_hfconfig *h)
 	return 0;
 }
 
+/* The families whose rotary module pairs columns (2k, 2k+1): GPT-J's
+ * rotate_every_two, repeat_interleave(freqs, 2) (Cohere, BLT) and
+ * torch.polar's complex pairs (Llama 4, DeepSeek-V2), in transformers
+ * 5.18's modeling files. */
+static int interleaved_model(const char *model_type)
+{
+	static const char *const types[] = {
+		"gptj", "cohere", "cohere2", "cohere2_moe", "llama4", "llama4_text", "deepseek_v2",
+		"blt", NULL
+	};
+	size_t i;
+
+	for (i = 0; types[i]; i++)
+		if (strcmp(model_type, types[i]) == 0)
+			return 1;
+	return 0;
+}
+
 /* partial rotary: the top level, the dict, GPT-NeoX's rotary_pct, its
  * model default; GPT-J's rotary_dim and pairs */
 static int partial_rotary(struct ctx *c, struct found *f, struct pe_hfconfig *h)
@@ -287,7 +305,7 @@ static int partial_rotary(struct ctx *c, struct found *f, struct pe_hfconfig *h)
 			       "%s: the partial rotary factor must be at most 1, got %g", c->name, pct);
 	if (count(c, f->root, NULL, "rotary_dim", &h->rotary_dim) != 0)
 		return -1;
-	h->interleaved = strcmp(h->model_type, "gptj") == 0;
+	h->interleaved = interleaved_model(h->model_type);
 	return 0;
 }
 
@@ -356,6 +374,8 @@ static int required(struct ctx *c, struct found *f, struct pe_hfconfig *h)
 		return 0;
 	case PE_ROPE_LINEAR:
 		return h->factor == 0 ? missing(c, dn, "factor", "rope type linear needs it") : 0;
+	case PE_ROPE_PROPORTIONAL:
+		return 0;	/* factor: 1 when absent, as transformers' .get("factor", 1.0) */
 	case PE_ROPE_DYNAMIC:
 		if (h->factor == 0)
 			return missing(c, dn, "factor", "rope type dynamic needs it");

@@ -93,8 +93,15 @@ printf '{"hidden_size": 63, "num_attention_heads": 4, "rope_theta": 10000}' >"$R
 fails 1 "config: odd rotary width" "$R/odd.json: the rotary width must be even and at least 2; the file's head dim 15 (hidden_size / num_attention_heads) x partial rotary factor 1 gives 15$" \
 	generate rope --from-config "$R/odd.json" -n 2 -o "$T/eo/o.csv"
 printf '{"hidden_size": 64, "num_attention_heads": 4, "rope_scaling": {"rope_type": "llama3", "factor": 8, "low_freq_factor": 4, "high_freq_factor": 1, "original_max_position_embeddings": 8192}}' >"$R/l3.json"
-fails 1 "config: llama3 low >= high" "$R/l3.json: rope_scaling.low_freq_factor (4) must be below rope_scaling.high_freq_factor (1): llama3 divides by their difference$" \
-	generate rope --from-config "$R/l3.json" -n 2 -o "$T/eo/o.csv"
+# llama3 with high_freq_factor <= low_freq_factor: transformers computes it
+# with a warning (Llama 4 Scout has them equal), and so does posenc: divided
+# by the factor where the wavelength exceeds L0 / low = 2048 (pairs 6, 7 of a
+# head of 16: 10000^(-6/8) / 8 = 0.000125), kept below
+run generate rope --from-config "$R/l3.json" -n 2 --table inv-freq
+check "config: llama3 high <= low: warns, naming the file's keys" \
+	grep -q "^posenc: warning: $R/l3.json: rope_scaling.high_freq_factor (1) is not above rope_scaling.low_freq_factor (4)" "$T/err"
+check "config: llama3 high <= low: transformers' values" \
+	eval '[ "$status" -eq 0 ] && [ "$(sed -n 6p "$T/out")" = 0.0031622776 ] && [ "$(sed -n 7p "$T/out")" = 0.000125 ]'
 
 # odd files as inputs of every command: one line naming the file
 fails 1 "similarity -i a device" "/dev/zero: is a device, not a file$" similarity -i /dev/zero -o "$T/eo/o.csv"

@@ -421,6 +421,83 @@ static void test_float32_emulation(void **state)
 	pe_rope_free(&f);
 }
 
+/* Gemma 4's proportional type: the first n = int(F R // 2) pairs turn at
+ * theta^(-2j/R) / factor, the others not at all (cos 1, sin 0), in both
+ * precisions; closed forms in double, rounded once. */
+static void test_proportional(void **state)
+{
+	struct pe_rope_params p;
+	struct pe_rope r;
+	struct pe_error err;
+	int prec;
+	size_t j, i;
+
+	(void)state;
+	for (prec = 0; prec < 2; prec++) {
+		p = params(5, 16);
+		p.scaling = PE_ROPE_PROPORTIONAL;
+		p.theta = 1e6;
+		p.factor = 2;
+		p.rotated = 2;
+		p.precision = prec ? PE_ROPE_FLOAT32 : PE_ROPE_EXACT;
+		assert_int_equal(pe_rope_init(&r, &p, &err), 0);
+		for (j = 0; j < 8; j++) {
+			double want = j < 2 ? pow(1e6, -(double)(2 * j) / 16.0) / 2.0 : 0.0;
+
+			assert_close(r.inv32[j], want, 0, prec ? 3e-7 : 6e-8);
+			if (j >= 2)
+				assert_true(r.inv32[j] == 0.0f);
+		}
+		{
+			float *c = table(&r, PE_ROPE_COS), *sn = table(&r, PE_ROPE_SIN);
+
+			for (i = 0; i < 5; i++)
+				for (j = 2; j < 8; j++) {	/* columns j and j + 8 stay put */
+					assert_true(c[i * 16 + j] == 1.0f && c[i * 16 + j + 8] == 1.0f);
+					assert_true(sn[i * 16 + j] == 0.0f && sn[i * 16 + j + 8] == 0.0f);
+				}
+			assert_close(c[3 * 16 + 1], cos(3 * pow(1e6, -2.0 / 16) / 2), 0, 1e-7);
+			free(c);
+			free(sn);
+		}
+		pe_rope_free(&r);
+	}
+}
+
+/* Llama 4 Scout's llama3 with low_freq_factor == high_freq_factor: no band
+ * is blended; pairs whose wavelength exceeds L0 / low are divided (29 of
+ * 64), the rest kept (35), as rope-2026 A.6 works out. */
+static void test_llama3_equal_factors(void **state)
+{
+	struct pe_rope_params p;
+	struct pe_rope r;
+	struct pe_error err;
+	size_t j, kept = 0;
+	int prec;
+
+	(void)state;
+	for (prec = 0; prec < 2; prec++) {
+		p = params(2, 128);
+		p.scaling = PE_ROPE_LLAMA3;
+		p.theta = 500000;
+		p.factor = 16;
+		p.original_max = 8192;
+		p.low_freq_factor = p.high_freq_factor = 1;
+		p.precision = prec ? PE_ROPE_FLOAT32 : PE_ROPE_EXACT;
+		assert_int_equal(pe_rope_init(&r, &p, &err), 0);
+		assert_true(r.llama3_unordered);
+		for (j = kept = 0; j < 64; j++) {
+			double inv0 = pow(500000.0, -(double)(2 * j) / 128.0);
+			int divided = 2 * 3.14159265358979323846 / inv0 > 8192;
+
+			kept += !divided;
+			assert_close(r.inv32[j], divided ? inv0 / 16 : inv0, 0, prec ? 4e-7 : 6e-8);
+		}
+		assert_int_equal(kept, 35);
+		pe_rope_free(&r);
+	}
+}
+
 static void test_bad_params(void **state)
 {
 	struct pe_rope_params p;
@@ -456,7 +533,8 @@ static void test_bad_params(void **state)
 	p.original_max = 8192;
 	p.low_freq_factor = 4;
 	p.high_freq_factor = 1;
-	assert_int_equal(pe_rope_init(&r, &p, &err), -1);
+	assert_int_equal(pe_rope_init(&r, &p, &err), 0);	/* transformers: a warning */
+	assert_true(r.llama3_unordered);
 	pe_rope_free(&r);
 	p = params(4, 8);
 	p.theta = NAN;
@@ -537,6 +615,8 @@ int main(void)
 		cmocka_unit_test(test_longrope),
 		cmocka_unit_test(test_float32_emulation),
 		cmocka_unit_test(test_bad_params),
+		cmocka_unit_test(test_proportional),
+		cmocka_unit_test(test_llama3_equal_factors),
 		cmocka_unit_test(test_impossible_parameters),
 	};
 
