@@ -47,7 +47,7 @@ TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(B)/tests/%)
 TEST_HELPERS := $(filter-out $(TEST_SRC),$(wildcard tests/unit/*.c))
 
 .DELETE_ON_ERROR:
-.PHONY: all check test unit cli-test check-exhaustive deps asan valgrind fuzz bench install uninstall clean
+.PHONY: all check test unit cli-test check-exhaustive check-reference venv deps asan valgrind fuzz bench install uninstall clean
 
 COMPLETIONS = $(B)/completion/posenc.bash $(B)/completion/_posenc
 
@@ -112,6 +112,20 @@ $(B)/exhaustive/%: tests/exhaustive/%.c $(TEST_HELPERS) $(B)/libposenc.a
 
 check-exhaustive: $(EXHAUSTIVE_BIN)
 	@for t in $(EXHAUSTIVE_BIN); do echo "$$t"; $$t || exit 1; done
+
+# posenc against the libraries' own code: transformers, diffusers, PyTorch,
+# safetensors (tests/reference/run.py says what is checked and how; ends
+# "reference: N passed, M failed").  They run from a virtual environment,
+# build/venv, made on first use from the pinned tests/reference/
+# requirements.txt (about 30 s and 1.3 GB; reused after, recreated when the
+# file changes).  POSENC=path checks another binary.  make check needs none
+# of it.
+VENV = build/venv
+venv:
+	@sh tests/reference/venv.sh $(VENV)
+
+check-reference: $(BIN) venv
+	@$(VENV)/bin/python tests/reference/run.py $(or $(POSENC),./$(BIN))
 
 unit: $(TEST_BIN)
 	@for t in $(TEST_BIN); do $$t || exit 1; done
