@@ -52,10 +52,10 @@ def run(g):
         e_inv = inv_bound(theta)
 
         def inv_checks():
-            ref = get_lib()
-            inv = np32(ref["inv"])
             f32, _ = g.tensors(*posenc_args(cj, offset, n), "--precision", "float32")
             ex, meta = g.tensors(*posenc_args(cj, offset, n))
+            ref = get_lib()
+            inv = np32(ref["inv"])
             return both(
                 same_bits("inv_freq float32", f32.get("rope_inv_freq"), inv),
                 within("inv_freq exact", ex.get("rope_inv_freq"), inv, e_inv * np.abs(inv.astype(np.float64)),
@@ -63,8 +63,8 @@ def run(g):
                 equal("attention factor", float(meta.get("attention_factor", "nan")), ref["att"]))
 
         def table_checks():
-            ref = get_lib()
             ex, _ = g.tensors(*posenc_args(cj, offset, n))
+            ref = get_lib()
             cos, sin = np32(ref["cos"]), np32(ref["sin"])
             A = ref["att"]
             R = cos.shape[-1]

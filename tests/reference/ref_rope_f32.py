@@ -30,9 +30,9 @@ def run(g):
         lib = {}
         for v in variants:
             def check(v=v):
+                t, _ = g.tensors(*posenc_args(cj, offset, n), "--precision", "float32", "--torch-cpu", v)
                 if not lib:
                     lib.update(library(case, cfg, offset, n))
-                t, _ = g.tensors(*posenc_args(cj, offset, n), "--precision", "float32", "--torch-cpu", v)
                 return both(dispatch,
                             same_bits("cos", t.get("rope_cos"), np32(lib["cos"])),
                             same_bits("sin", t.get("rope_sin"), np32(lib["sin"])))

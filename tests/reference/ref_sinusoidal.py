@@ -85,10 +85,10 @@ def run(g):
     for fn_name, mod in (("distilbert", distilbert), ("xlm", xlm)):
         for n, d in ((512, 768), (64, 9), (33, 1), (40, 2), (16384, 128)):
             def check(mod=mod, n=n, d=d):
+                got = g.npy("generate", "sinusoidal", "-n", n, "-d", d)
                 out = torch.empty(n, d)
                 mod.create_sinusoidal_embeddings(n, d, out)
                 lib = np32(out)
-                got = g.npy("generate", "sinusoidal", "-n", n, "-d", d)
                 return f64_check("table", got, lib, *vaswani_truth(d))
             g.check("%s create_sinusoidal_embeddings n=%d d=%d" % (fn_name, n, d), check)
 
