@@ -146,7 +146,7 @@ check-exhaustive: $(EXHAUSTIVE_BIN)
 # safetensors (tests/reference/run.py says what is checked and how; ends
 # "reference: N passed, M failed").  They run from a virtual environment,
 # build/venv, made on first use from the pinned tests/reference/
-# requirements.txt (about 30 s and 1.3 GB; reused after, recreated when the
+# requirements.txt (about 50 s and 2.1 GB; reused after, recreated when the
 # file changes).  POSENC=path checks another binary.  make check needs none
 # of it.
 VENV = build/venv

@@ -33,11 +33,19 @@ class PosencError(Exception):
     pass
 
 
+# posenc finds the environment's MKL (pip's mkl wheel puts libmkl_rt.so.2 in
+# its lib/), for --torch-vml mkl: the library path is set for posenc alone,
+# not for the Python that runs torch
+POSENC_ENV = dict(os.environ)
+POSENC_ENV["LD_LIBRARY_PATH"] = os.pathsep.join(
+    p for p in (os.path.join(sys.prefix, "lib"), os.environ.get("LD_LIBRARY_PATH")) if p)
+
+
 def posenc(*args):
     """Run posenc with ARGS; its stdout, or PosencError naming the command
     and the first line of its stderr."""
     cmd = [os.environ["POSENC"], *map(str, args)]
-    p = subprocess.run(cmd, capture_output=True)
+    p = subprocess.run(cmd, capture_output=True, env=POSENC_ENV)
     if p.returncode != 0:
         err = p.stderr.decode(errors="replace").strip().splitlines()
         # the temporary directory's name says nothing

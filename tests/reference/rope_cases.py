@@ -131,7 +131,7 @@ CASES = [
          [(0, 512)], "LlamaRotaryEmbedding"),
     Case("dynamic-2", "llama", "LlamaConfig",
          small(256, 4, max_position_embeddings=512, rope_parameters=rp("dynamic", 10000.0, factor=2.0)),
-         [(0, 256), (0, 512), (0, 513), (0, 2048), (0, 5000), (4000, 16)], "LlamaRotaryEmbedding"),
+         [(0, 256), (0, 512), (0, 513), (0, 2048), (0, 4016), (0, 5000), (4000, 16)], "LlamaRotaryEmbedding"),
     Case("dynamic-8-partial", "gpt_neox", "GPTNeoXConfig",
          small(256, 4, max_position_embeddings=1024,
                rope_parameters=rp("dynamic", 10000.0, factor=8.0, partial_rotary_factor=0.5)),

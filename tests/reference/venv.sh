@@ -57,7 +57,7 @@ echo "venv: $venv from $py ($("$py" -c 'import sys; print(sys.version.split()[0]
 links=
 [ -d /opt/wheels ] && links="--find-links /opt/wheels"
 n=$(grep -c '^[A-Za-z]' "$req")
-echo "venv: installing the $n pinned packages of tests/reference/requirements.txt (about 30 s and 1.3 GB; log in $log)"
+echo "venv: installing the $n pinned packages of tests/reference/requirements.txt (about 50 s and 2.1 GB; log in $log)"
 # shellcheck disable=SC2086
 "$venv/bin/python" -m pip install --disable-pip-version-check --no-input --no-deps \
 	--only-binary :all: $links -r "$req" >"$log" 2>&1
