@@ -11,13 +11,13 @@ MANDIR ?= $(PREFIX)/share/man/man1
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
 
-# V=1: every command as it runs; otherwise one short line per file built
+# V=1: every command as it runs; otherwise the recipes are silent and say
+# one short line per file built
 ifeq ($(V),1)
-Q =
-say = @:
+say = :
 else
-Q = @
-say = @printf '  %-6s %s\n'
+.SILENT:
+say = printf '  %-6s %s\n'
 endif
 
 CFLAGS ?= -O2 -g
@@ -74,36 +74,38 @@ all: $(BIN) $(COMPLETIONS)
 # The shell completions are written by posenc itself from its option tables.
 $(B)/completion/posenc.bash: $(BIN)
 	@mkdir -p $(@D)
-	$(say) GEN $@
-	$(Q)./$(BIN) --completion bash > $@
+	@$(say) GEN $@
+	./$(BIN) --completion bash > $@
 
 $(B)/completion/_posenc: $(BIN)
 	@mkdir -p $(@D)
-	$(say) GEN $@
-	$(Q)./$(BIN) --completion zsh > $@
+	@$(say) GEN $@
+	./$(BIN) --completion zsh > $@
 
 $(BIN): $(MAIN_OBJ) $(B)/libposenc.a
-	$(say) LINK $@
-	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(ALL_LDLIBS)
+	@$(say) LINK $@
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(ALL_LDLIBS)
 
 $(B)/libposenc.a: $(LIB_OBJ)
-	$(say) AR $@
-	$(Q)rm -f $@
-	$(Q)$(AR) rcs $@ $^
+	@$(say) AR $@
+	rm -f $@
+	$(AR) rcs $@ $^
 
 $(B)/%.o: %.c
 	@mkdir -p $(@D)
-	$(say) CC $<
-	$(Q)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+	@$(say) CC $<
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
 # Test programs and fuzz targets compile and link in one step; -MMD -MP
 # writes their header dependencies beside them (build/tests/test_x.d), so a
 # changed header rebuilds the tests that include it.
+$(B)/tests/% $(B)/exhaustive/% $(B)/fuzz/fuzz_% $(FB)/fuzz_%: private ALL_CFLAGS += -MMD -MP
+
 $(B)/tests/%: tests/unit/%.c $(TEST_HELPERS) $(B)/libposenc.a
 	@mkdir -p $(@D)
-	$(say) CCLD $@
-	$(Q)$(CC) $(ALL_CPPFLAGS) $(CMOCKA_CFLAGS) -Itests/unit $(ALL_CFLAGS) -DPE_SOURCE_DIR='"$(CURDIR)"' \
-		-MMD -MP $(LDFLAGS) -o $@ $< $(TEST_HELPERS) $(B)/libposenc.a $(CMOCKA_LIBS) $(MPFR_LIBS) $(ALL_LDLIBS)
+	@$(say) CCLD $@
+	$(CC) $(ALL_CPPFLAGS) $(CMOCKA_CFLAGS) -Itests/unit $(ALL_CFLAGS) -DPE_SOURCE_DIR='"$(CURDIR)"' \
+		$(LDFLAGS) -o $@ $< $(TEST_HELPERS) $(B)/libposenc.a $(CMOCKA_LIBS) $(MPFR_LIBS) $(ALL_LDLIBS)
 
 # The fuzz targets built with the normal compiler and tests/fuzz/driver.c as
 # main: make check replays every seed and regression input through them.
@@ -112,8 +114,8 @@ FUZZ_REPLAY := $(FUZZ_TARGETS:%=$(B)/fuzz/fuzz_%)
 
 $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/driver.c tests/fuzz/fuzz.h $(B)/libposenc.a
 	@mkdir -p $(@D)
-	$(say) CCLD $@
-	$(Q)$(CC) $(ALL_CPPFLAGS) -Itests/fuzz $(ALL_CFLAGS) -MMD -MP $(LDFLAGS) -o $@ $< tests/fuzz/driver.c \
+	@$(say) CCLD $@
+	$(CC) $(ALL_CPPFLAGS) -Itests/fuzz $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< tests/fuzz/driver.c \
 		$(B)/libposenc.a $(ALL_LDLIBS)
 
 # The whole suite: unit tests (cmocka), CLI tests (the built binary), the
@@ -135,9 +137,9 @@ EXHAUSTIVE_BIN = $(B)/exhaustive/check_tables $(B)/exhaustive/fmt_f32
 
 $(B)/exhaustive/%: tests/exhaustive/%.c $(TEST_HELPERS) $(B)/libposenc.a
 	@mkdir -p $(@D)
-	$(say) CCLD $@
-	$(Q)$(CC) $(ALL_CPPFLAGS) $(CMOCKA_CFLAGS) -Itests/unit $(ALL_CFLAGS) -DPE_SOURCE_DIR='"$(CURDIR)"' \
-		-MMD -MP $(LDFLAGS) -o $@ $< $(TEST_HELPERS) $(B)/libposenc.a $(CMOCKA_LIBS) $(MPFR_LIBS) $(ALL_LDLIBS)
+	@$(say) CCLD $@
+	$(CC) $(ALL_CPPFLAGS) $(CMOCKA_CFLAGS) -Itests/unit $(ALL_CFLAGS) -DPE_SOURCE_DIR='"$(CURDIR)"' \
+		$(LDFLAGS) -o $@ $< $(TEST_HELPERS) $(B)/libposenc.a $(CMOCKA_LIBS) $(MPFR_LIBS) $(ALL_LDLIBS)
 
 check-exhaustive: $(EXHAUSTIVE_BIN)
 	@for t in $(EXHAUSTIVE_BIN); do echo "$$t"; $$t || exit 1; done
@@ -216,17 +218,17 @@ FUZZ_BIN := $(FUZZ_TARGETS:%=$(FB)/fuzz_%)
 
 $(FB)/%.o: %.c
 	@mkdir -p $(@D)
-	$(say) CC $@
-	$(Q)$(FUZZ_CC) $(ALL_CPPFLAGS) $(FUZZ_ALL_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
+	@$(say) CC $@
+	$(FUZZ_CC) $(ALL_CPPFLAGS) $(FUZZ_ALL_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
 
 $(FB)/libposenc.a: $(FUZZ_LIB_OBJ)
-	$(say) AR $@
-	$(Q)rm -f $@
-	$(Q)$(AR) rcs $@ $^
+	@$(say) AR $@
+	rm -f $@
+	$(AR) rcs $@ $^
 
 $(FB)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FB)/libposenc.a
-	$(say) CCLD $@
-	$(Q)$(FUZZ_CC) $(ALL_CPPFLAGS) -Itests/fuzz $(FUZZ_ALL_CFLAGS) -fsanitize=fuzzer -MMD -MP $(LDFLAGS) \
+	@$(say) CCLD $@
+	$(FUZZ_CC) $(ALL_CPPFLAGS) -Itests/fuzz $(FUZZ_ALL_CFLAGS) -fsanitize=fuzzer $(LDFLAGS) \
 		-o $@ $< $(FB)/libposenc.a $(ALL_LDLIBS)
 
 fuzz: $(FUZZ_BIN)
@@ -248,6 +250,7 @@ bench: $(BIN)
 	$(PYTHON) bench/bench.py $(BIN)
 
 install: $(BIN) $(COMPLETIONS)
+	@$(say) INSTALL "$(DESTDIR)$(BINDIR)/posenc, man pages, completions"
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
 	install -m 0755 $(BIN) $(DESTDIR)$(BINDIR)/posenc
 	install -m 0644 man/*.1 $(DESTDIR)$(MANDIR)/
