@@ -39,12 +39,12 @@ PKG_CFLAGS := $(foreach p,$(PKGS) openblas,$(call pc,--cflags,$(p)))
 PKG_LIBS := $(foreach p,$(PKGS),$(call pc,--libs,$(p)))
 CMOCKA_CFLAGS := $(call pc,--cflags,cmocka)
 CMOCKA_LIBS := $(call pc,--libs,cmocka)
-# MPFR: the tests' independent, correctly rounded reference (not linked into posenc)
-MPFR_LIBS := $(call pc,--libs,mpfr)
 PKG_MISSING := $(strip $(foreach p,$(PKGS) openblas cmocka mpfr,$(if $(shell $(PKG_CONFIG) --exists $(p) 2>/dev/null && echo y),,$(p))))
 ifneq ($(PKG_MISSING),)
 $(warning pkg-config finds no $(PKG_MISSING) (pkg-config --exists); their flags are left out. On Debian: sh tools/deps.sh)
 endif
+# MPFR: the tests' independent, correctly rounded reference (not linked into posenc)
+MPFR_LIBS := $(shell $(PKG_CONFIG) --libs mpfr 2>/dev/null)
 
 # -ffp-contract=off: no fused multiply-add behind our back, so the learned
 # tables (core/rng.c) have the same bits on every machine.
