@@ -13,12 +13,17 @@ cos within a few double ulps).
 
 float32 pipelines (M2M100 and Speech2Text get_embedding, the fairseq
 convention with its padding row; diffusers get_timestep_embedding: float32
-exp, products and sin/cos) have no float32 emulation in posenc for these
-presets, so the exact table is compared within |a| 2^-23 (ln 10000 + 8) +
-2^-22: the float32 frequency exp(-i c) carries relative error up to
-2^-23 (ln 10000 + 8) (its float32 exponent i c, exp, the product), the angle
-fl(p inv) adds 2^-24 relative, sin/cos at most 1 ulp, posenc half an ulp.
-Zero rows and zero padding columns are compared bit for bit (all +0.0).
+exp, products and sin/cos): posenc's exact table is compared within
+|a| 2^-23 (ln 10000 + 8) + 2^-22: the float32 frequency exp(-i c) carries
+relative error up to 2^-23 (ln 10000 + 8) (its float32 exponent i c, exp,
+the product), the angle fl(p inv) adds 2^-24 relative, sin/cos at most 1
+ulp, posenc half an ulp.  Zero rows and zero padding columns are compared bit
+for bit (all +0.0).  And the fairseq tables bit for bit against posenc's
+float32 emulation of that recipe, `--precision float32 --torch-vml mkl`
+(sleef for a PyTorch without MKL: ATen/cpu/vml.h computes float32 exp, sin
+and cos with MKL where it has it).  diffusers orders its float32 steps
+differently (-ln T times i, then a division), a recipe posenc does not
+emulate: no float32 check there.
 """
 
 import numpy as np
@@ -141,6 +146,13 @@ def run(g):
                             within("other rows", got[keep], lib[keep],
                                    f32_bound(half_angles(rows, d, 1)[keep]), F32_RULE))
             g.check("%s n=%d d=%d padding_idx=%d" % (cls.__name__, n, d, pad), check)
+
+            def check_f32(cls=cls, n=n, d=d, pad=pad):
+                vml = "mkl" if torch.backends.mkl.is_available() else "sleef"
+                got = g.npy("generate", "sinusoidal", "--preset", "fairseq", "--padding-idx", pad,
+                            "-n", n + 2 - pad - 1, "-d", d, "--precision", "float32", "--torch-vml", vml)
+                return same_bits("float32 --torch-vml %s" % vml, got, np32(cls(n, d, pad).weights))
+            g.check("%s n=%d d=%d padding_idx=%d, float32" % (cls.__name__, n, d, pad), check_f32)
 
     # the rows a M2M100 model reads for a sentence without padding: positions
     # padding_idx+1 ... (its create_position_ids_from_input_ids)
