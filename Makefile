@@ -1,15 +1,24 @@
 # posenc - GNU make.  `make` builds ./posenc, `make check` runs every test,
 # `make bench` compares posenc with NumPy.  Respects CC CFLAGS CPPFLAGS
-# LDFLAGS PREFIX DESTDIR; DEVELOPER=1 adds -Werror.
+# LDFLAGS PREFIX DESTDIR BINDIR MANDIR; DEVELOPER=1 adds -Werror; V=1 shows
+# the whole compiler and linker lines.
 
-CC ?= cc
 PKG_CONFIG ?= pkg-config
 PYTHON ?= /usr/bin/python3
 PREFIX ?= /usr/local
-BINDIR = $(PREFIX)/bin
-MANDIR = $(PREFIX)/share/man/man1
-BASHCOMPDIR = $(PREFIX)/share/bash-completion/completions
-ZSHCOMPDIR = $(PREFIX)/share/zsh/site-functions
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man/man1
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
+
+# V=1: every command as it runs; otherwise the recipes are silent and say
+# one short line per file built
+ifeq ($(V),1)
+say = :
+else
+.SILENT:
+say = printf '  %-6s %s\n'
+endif
 
 CFLAGS ?= -O2 -g
 WARN = -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
@@ -21,11 +30,19 @@ endif
 # OpenBLAS: only its header at build time; similarity loads the library
 # (libopenblas.so.0; another with -DPE_OPENBLAS_SONAME='"..."' in CPPFLAGS)
 # when it needs it, so the other commands do not pay for its start-up.
+# pkg-config is asked one package at a time: asked for several, it prints
+# nothing for any when one is missing, and the build then failed at
+# #include <cJSON.h> with no word of the package that was missing.
+pc = $(shell $(PKG_CONFIG) $(1) $(2) 2>/dev/null)
 PKGS = libcjson libpng
-PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) openblas 2>/dev/null)
-PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
-CMOCKA_CFLAGS := $(shell $(PKG_CONFIG) --cflags cmocka 2>/dev/null)
-CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
+PKG_CFLAGS := $(foreach p,$(PKGS) openblas,$(call pc,--cflags,$(p)))
+PKG_LIBS := $(foreach p,$(PKGS),$(call pc,--libs,$(p)))
+CMOCKA_CFLAGS := $(call pc,--cflags,cmocka)
+CMOCKA_LIBS := $(call pc,--libs,cmocka)
+PKG_MISSING := $(strip $(foreach p,$(PKGS) openblas cmocka mpfr,$(if $(shell $(PKG_CONFIG) --exists $(p) 2>/dev/null && echo y),,$(p))))
+ifneq ($(PKG_MISSING),)
+$(warning pkg-config finds no $(PKG_MISSING) (pkg-config --exists); their flags are left out. On Debian: sh tools/deps.sh)
+endif
 # MPFR: the tests' independent, correctly rounded reference (not linked into posenc)
 MPFR_LIBS := $(shell $(PKG_CONFIG) --libs mpfr 2>/dev/null)
 # SLEEF: the vector functions the float32 emulation (core/sleef32.c) is proven
@@ -51,7 +68,8 @@ TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(B)/tests/%)
 TEST_HELPERS := $(filter-out $(TEST_SRC),$(wildcard tests/unit/*.c))
 
 .DELETE_ON_ERROR:
-.PHONY: all check test unit cli-test check-exhaustive deps asan valgrind fuzz bench install uninstall clean
+.PHONY: all check test unit cli-test check-exhaustive check-reference venv lint-man deps asan valgrind fuzz bench \
+	install uninstall clean
 
 COMPLETIONS = $(B)/completion/posenc.bash $(B)/completion/_posenc
 
@@ -60,25 +78,36 @@ all: $(BIN) $(COMPLETIONS)
 # The shell completions are written by posenc itself from its option tables.
 $(B)/completion/posenc.bash: $(BIN)
 	@mkdir -p $(@D)
+	@$(say) GEN $@
 	./$(BIN) --completion bash > $@
 
 $(B)/completion/_posenc: $(BIN)
 	@mkdir -p $(@D)
+	@$(say) GEN $@
 	./$(BIN) --completion zsh > $@
 
 $(BIN): $(MAIN_OBJ) $(B)/libposenc.a
+	@$(say) LINK $@
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(ALL_LDLIBS)
 
 $(B)/libposenc.a: $(LIB_OBJ)
+	@$(say) AR $@
 	rm -f $@
 	$(AR) rcs $@ $^
 
 $(B)/%.o: %.c
 	@mkdir -p $(@D)
+	@$(say) CC $<
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+# Test programs and fuzz targets compile and link in one step; -MMD -MP
+# writes their header dependencies beside them (build/tests/test_x.d), so a
+# changed header rebuilds the tests that include it.
+$(B)/tests/% $(B)/exhaustive/% $(B)/fuzz/fuzz_% $(FB)/fuzz_%: private ALL_CFLAGS += -MMD -MP
 
 $(B)/tests/%: tests/unit/%.c $(TEST_HELPERS) $(B)/libposenc.a
 	@mkdir -p $(@D)
+	@$(say) CCLD $@
 	$(CC) $(ALL_CPPFLAGS) $(CMOCKA_CFLAGS) -Itests/unit $(ALL_CFLAGS) -DPE_SOURCE_DIR='"$(CURDIR)"' \
 		$(LDFLAGS) -o $@ $< $(TEST_HELPERS) $(B)/libposenc.a $(TEST_LIBS) $(ALL_LDLIBS)
 
@@ -89,6 +118,7 @@ FUZZ_REPLAY := $(FUZZ_TARGETS:%=$(B)/fuzz/fuzz_%)
 
 $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/driver.c tests/fuzz/fuzz.h $(B)/libposenc.a
 	@mkdir -p $(@D)
+	@$(say) CCLD $@
 	$(CC) $(ALL_CPPFLAGS) -Itests/fuzz $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< tests/fuzz/driver.c \
 		$(B)/libposenc.a $(ALL_LDLIBS)
 
@@ -114,11 +144,26 @@ EXHAUSTIVE_BIN = $(B)/exhaustive/check_tables $(B)/exhaustive/fmt_f32 $(B)/exhau
 
 $(B)/exhaustive/%: tests/exhaustive/%.c $(TEST_HELPERS) $(B)/libposenc.a
 	@mkdir -p $(@D)
+	@$(say) CCLD $@
 	$(CC) $(ALL_CPPFLAGS) $(CMOCKA_CFLAGS) -Itests/unit $(ALL_CFLAGS) -DPE_SOURCE_DIR='"$(CURDIR)"' \
 		$(LDFLAGS) -o $@ $< $(TEST_HELPERS) $(B)/libposenc.a $(TEST_LIBS) $(ALL_LDLIBS)
 
 check-exhaustive: $(EXHAUSTIVE_BIN)
 	@for t in $(EXHAUSTIVE_BIN); do echo "$$t"; $$t || exit 1; done
+
+# posenc against the libraries' own code: transformers, diffusers, PyTorch,
+# safetensors (tests/reference/run.py says what is checked and how; ends
+# "reference: N passed, M failed").  They run from a virtual environment,
+# build/venv, made on first use from the pinned tests/reference/
+# requirements.txt (about 50 s and 2.1 GB; reused after, recreated when the
+# file changes).  POSENC=path checks another binary.  make check needs none
+# of it.
+VENV = build/venv
+venv:
+	@sh tests/reference/venv.sh $(VENV)
+
+check-reference: $(BIN) venv
+	@$(VENV)/bin/python tests/reference/run.py $(or $(POSENC),./$(BIN))
 
 unit: $(TEST_BIN)
 	@for t in $(TEST_BIN); do $$t || exit 1; done
@@ -126,9 +171,20 @@ unit: $(TEST_BIN)
 cli-test: $(BIN)
 	@sh tests/cli/run.sh $(BIN)
 
-# Installs the Debian packages posenc needs (as root; otherwise prints the line).
+# Installs the Debian packages posenc needs (as root; otherwise prints the
+# line): DEPS="build test" by default; ref, bench or all add more.
+DEPS ?= build test
 deps:
-	@sh tools/deps.sh
+	@sh tools/deps.sh $(DEPS)
+
+# The man pages through groff with every warning on: any warning fails.
+lint-man:
+	@if ! command -v groff >/dev/null 2>&1; then \
+		if [ "$(PE_REQUIRE_ALL)" = 1 ]; then echo "FAIL: lint-man: groff not found (groff-base)"; exit 1; fi; \
+		echo "lint-man: SKIPPED (groff not found: apt-get install groff-base)"; exit 0; \
+	fi; bad=0; for m in man/*.1; do \
+		w=$$(groff -mandoc -ww -z $$m 2>&1); [ -z "$$w" ] || { echo "$$w"; bad=1; }; \
+	done; [ $$bad -eq 1 ] || echo "lint-man: $(words $(wildcard man/*.1)) man pages, no groff warnings"; exit $$bad
 
 # The whole suite under AddressSanitizer and UBSan, built in its own
 # directory: ./posenc and build/ stay the plain build (make install never
@@ -161,20 +217,24 @@ FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 20
 FB = build-fuzz
 FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-# -Wno-double-promotion: with clang, glibc's NAN is a float constant
-FUZZ_ALL_CFLAGS = -std=c11 -ffp-contract=off -pthread $(WARN) -Wno-double-promotion -O1 -g $(FUZZ_SAN)
+# ALL_CFLAGS, then: -Wno-double-promotion (with clang, glibc's NAN is a float
+# constant), its own optimisation and the sanitizers
+FUZZ_ALL_CFLAGS = $(ALL_CFLAGS) -Wno-double-promotion -O1 -g $(FUZZ_SAN)
 FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(FB)/%.o)
 FUZZ_BIN := $(FUZZ_TARGETS:%=$(FB)/fuzz_%)
 
 $(FB)/%.o: %.c
 	@mkdir -p $(@D)
+	@$(say) CC $@
 	$(FUZZ_CC) $(ALL_CPPFLAGS) $(FUZZ_ALL_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
 
 $(FB)/libposenc.a: $(FUZZ_LIB_OBJ)
+	@$(say) AR $@
 	rm -f $@
 	$(AR) rcs $@ $^
 
 $(FB)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FB)/libposenc.a
+	@$(say) CCLD $@
 	$(FUZZ_CC) $(ALL_CPPFLAGS) -Itests/fuzz $(FUZZ_ALL_CFLAGS) -fsanitize=fuzzer $(LDFLAGS) \
 		-o $@ $< $(FB)/libposenc.a $(ALL_LDLIBS)
 
@@ -197,6 +257,7 @@ bench: $(BIN)
 	$(PYTHON) bench/bench.py $(BIN)
 
 install: $(BIN) $(COMPLETIONS)
+	@$(say) INSTALL "$(DESTDIR)$(BINDIR)/posenc, man pages, completions"
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
 	install -m 0755 $(BIN) $(DESTDIR)$(BINDIR)/posenc
 	install -m 0644 man/*.1 $(DESTDIR)$(MANDIR)/
@@ -210,4 +271,5 @@ uninstall:
 clean:
 	rm -rf $(B) $(BIN) build-asan $(FB)
 
--include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(FUZZ_LIB_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(FUZZ_LIB_OBJ:.o=.d) \
+	$(TEST_BIN:=.d) $(FUZZ_REPLAY:=.d) $(EXHAUSTIVE_BIN:=.d) $(FUZZ_BIN:=.d)

@@ -8,6 +8,10 @@
 # sets PE_TEST_QUICK=1: the unit tests' smaller sizes), and the two parts that never run
 # posenc's code under the wrapper (the /bin/false pass and the NumPy
 # cross-check, which runs posenc itself) are left out.
+#
+# With PE_REQUIRE_ALL=1 (CI sets it) a part skipped for want of something --
+# NumPy for the cross-checks and the CLI tests' input files, GNU parallel, a
+# unit test's long double -- counts as a failure instead of a quiet skip.
 set -u
 VALGRIND=${VALGRIND:-}
 export VALGRIND
@@ -36,7 +40,11 @@ for t in "$@"; do
 		cat "$log"
 	fi
 	sk=$(sed -n 's/^\[  SKIPPED \] \([0-9][0-9]*\) test(s).*/\1/p' "$log" | tail -1)
-	if [ -n "$sk" ]; then
+	if [ -n "$sk" ] && [ "${PE_REQUIRE_ALL:-}" = 1 ]; then
+		sed -n 's/^skipped: //p' "$log" | sort -u | sed "s/^/FAIL: unit $name: skipped: /"
+		f=$((f + sk))
+		echo "unit $name: $p passed, $f failed ($sk skipped, counted as failures: PE_REQUIRE_ALL=1)"
+	elif [ -n "$sk" ]; then
 		sed -n 's/^skipped: //p' "$log" | sort -u | sed "s/^/unit $name: skipped: /"
 		echo "unit $name: $p passed, $f failed, $sk skipped"
 	else
@@ -106,6 +114,9 @@ elif "$PYTHON" -c 'import numpy' 2>/dev/null; then
 	rc=$?
 	cat "$log"
 	add_counts numpy "$rc"
+elif [ "${PE_REQUIRE_ALL:-}" = 1 ]; then
+	echo "FAIL: numpy: SKIPPED ($PYTHON has no numpy; 'make deps' installs python3-numpy), and PE_REQUIRE_ALL=1 counts a skip as a failure"
+	fail=$((fail + 1))
 else
 	echo "numpy: SKIPPED ($PYTHON has no numpy; 'make deps' installs python3-numpy)"
 fi

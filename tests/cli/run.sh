@@ -13,6 +13,8 @@
 #   fails STATUS "what" 'TEXT' ARGS...   exit STATUS (1 data, 2 usage) and stderr
 #                          exactly "posenc: CMD: TEXT..." (+ hint for 2); nothing
 #                          on stdout, nothing left in $T/eo (where -o may point)
+#   skipped "what" "why"   a part left out for a missing dependency: prints
+#                          "what SKIPPED (why)", a failure with PE_REQUIRE_ALL=1
 # No check may pass against a binary that does nothing: every check tests
 # something only a working posenc produces (a message, content), never just
 # an exit status of 1 or the absence of a file.  `run.sh /bin/false` shows it.
@@ -86,6 +88,16 @@ run_stdin() {
 	shift
 	timeout "$(tmo 10)" $VALGRIND "$POSENC" "$@" >"$T/out" 2>"$T/err" <"$input"
 	status=$?
+}
+
+# CI sets PE_REQUIRE_ALL=1: there a part the machine cannot run is a failure
+skipped() {
+	if [ "${PE_REQUIRE_ALL:-}" = 1 ]; then
+		fail=$((fail + 1))
+		echo "FAIL: $1 SKIPPED ($2), and PE_REQUIRE_ALL=1 counts a skip as a failure"
+	else
+		echo "$1 SKIPPED ($2)"
+	fi
 }
 
 ok_and() {

@@ -370,5 +370,5 @@ check "png --inverse: 7 x 13, columns are distances from -6" ok_and png "$K/i.pn
 png "$K/i.png" text posenc:meta >"$K/i.meta"
 check "png: the parameters in its text" ok_and grep -q '"command":"skew".*"inverse":true.*"distance":"key - query"' "$K/i.meta"
 else
-	echo "skew: input files SKIPPED ($PYTHON has no numpy)"
+	skipped "skew: input files" "$PYTHON has no numpy"
 fi
