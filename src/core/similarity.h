@@ -46,7 +46,7 @@
 #ifndef PE_SIMILARITY_H
 #define PE_SIMILARITY_H
 
-#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "core/err.h"
@@ -70,7 +70,7 @@ struct pe_similarity_params {
 };
 
 struct pe_sim_row;
-struct pe_sim_cache;
+struct pe_simcache;
 
 struct pe_similarity {
 	struct pe_similarity_params p;
@@ -84,7 +84,8 @@ struct pe_similarity {
 	struct pe_sim_row *row;
 	int exact_inputs;	/* exact, xf holds the rows: products are exact */
 	double e_cos, e_dot, e_euc;
-	struct pe_sim_cache *cache;
+	struct pe_simcache *cache;	/* core/simcache.h */
+	atomic_uint_least64_t *exact_count;	/* shared by the fills (ctx is const) */
 };
 
 /* "cosine", "dot", "euclidean" (enum order, NULL-terminated). */
