@@ -11,6 +11,14 @@
  * what is left as it is; what they must not write has already been let go
  * by the first, and the rest is let go in done() once the whole column is
  * stored.
+ *
+ * Why the slices between take and done are counted (live): rows counted
+ * as stored or written do not say that nobody holds a block.  A caller
+ * that stores whole blocks (float32) marks the whole column stored at its
+ * first slice's done, while a second slice may still be writing it; a row
+ * filled again holds its blocks again.  The pump does neither (float32
+ * slices are whole blocks, no row is filled twice), but the fill's
+ * contract (core/tensor.h) allows both; test_simcache found them.
  */
 #include "core/simcache.h"
 
@@ -36,6 +44,7 @@ struct pe_simcache {
 	unsigned char *begun;	/* per block: rows of it have been taken on */
 	unsigned char *stored, *read;	/* per row */
 	uint64_t *nstored, *nread;	/* per block: distinct rows */
+	uint64_t *live;		/* per block: slices between take and done */
 	size_t cap;		/* bytes of blocks at most */
 	size_t band;
 	/* blocks (block x block floats) carved from big chunks and recycled,
@@ -141,8 +150,9 @@ struct pe_simcache *pe_simcache_new(uint64_t n, size_t block, size_t budget,
 	c->read = calloc((size_t)n, 1);
 	c->nstored = calloc(nb, sizeof *c->nstored);
 	c->nread = calloc(nb, sizeof *c->nread);
+	c->live = calloc(nb, sizeof *c->live);
 	c->mu_ok = c->blk && c->col && c->begun && c->stored && c->read && c->nstored && c->nread &&
-		   pthread_mutex_init(&c->mu, NULL) == 0;
+		   c->live && pthread_mutex_init(&c->mu, NULL) == 0;
 	if (!c->mu_ok) {
 		pe_simcache_free(c);
 		pe_fail(err, PE_ERR_NOMEM, "out of memory");
@@ -169,6 +179,7 @@ void pe_simcache_free(struct pe_simcache *c)
 	free(c->read);
 	free(c->nstored);
 	free(c->nread);
+	free(c->live);
 	free(c);
 }
 
@@ -210,29 +221,43 @@ static int reserve_column(struct pe_simcache *c, size_t b)
 	return 1;
 }
 
+/* Column block k is all stored and nobody writes it: rows below may copy. */
+static int complete(const struct pe_simcache *c, size_t k)
+{
+	return c->nstored[k] == rows_of(c, k) && c->live[k] == 0;
+}
+
+/* Row block r is all written and nobody copies from its blocks. */
+static int all_read(const struct pe_simcache *c, size_t r)
+{
+	return c->nread[r] == rows_of(c, r) && c->live[r] == 0;
+}
+
 int pe_simcache_take(struct pe_simcache *c, size_t b, const float **from, float **to)
 {
 	size_t r, t;
 	float **p;
-	int storing, first;
+	int storing, first, whole;
 
 	pthread_mutex_lock(&c->mu);
 	c->begun[b] = 1;
 	first = reserve_column(c, b);
 	storing = c->col[b] == COL_STORING;
+	whole = c->nstored[b] == rows_of(c, b);
 	for (t = 0; t < c->band; t++) {
 		from[t] = NULL;
 		to[t] = NULL;
 	}
 	for (t = 0; t < c->band && t < b; t++)
-		if (c->nstored[b - 1 - t] == rows_of(c, b - 1 - t))
+		if (complete(c, b - 1 - t))
 			from[t] = *slot(c, b, b - 1 - t);
 	for (r = b + 1, t = 0; storing && (p = slot(c, r, b)) != NULL; r++, t++) {
 		if (first && c->begun[r])
 			slot_put(c, p);
-		else
+		else if (!whole)
 			to[t] = *p;
 	}
+	c->live[b]++;
 	pthread_mutex_unlock(&c->mu);
 	return storing;
 }
@@ -244,6 +269,7 @@ void pe_simcache_done(struct pe_simcache *c, size_t b, uint64_t sa, size_t sm, i
 	size_t k;
 
 	pthread_mutex_lock(&c->mu);
+	c->live[b]--;
 	for (i = sa; stored && i < sa + sm; i++) {
 		if (!c->stored[i]) {
 			c->stored[i] = 1;
@@ -256,13 +282,13 @@ void pe_simcache_done(struct pe_simcache *c, size_t b, uint64_t sa, size_t sm, i
 			c->nread[b]++;
 		}
 	}
-	if (c->nread[b] == rows_of(c, b))
+	if (all_read(c, b))
 		for (k = b > c->band ? b - c->band : 0; k < b; k++)
-			if (c->nstored[k] == rows_of(c, k))
+			if (complete(c, k))
 				slot_put(c, slot(c, b, k));
-	if (c->nstored[b] == rows_of(c, b))
+	if (complete(c, b))
 		for (k = b + 1; slot(c, k, b); k++)
-			if (c->nread[k] == rows_of(c, k))
+			if (all_read(c, k))
 				slot_put(c, slot(c, k, b));
 	pthread_mutex_unlock(&c->mu);
 }

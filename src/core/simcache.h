@@ -27,15 +27,19 @@
  * itself, or the whole block when the caller computes whole blocks) and
  * [a, a+m) the rows written.  Every pointer from take() stays the
  * caller's until its done(); then the cache may give the block to another
- * column.  A block is let go at the later of its two ends: its column
- * block all stored, its row block all written; or at once, when the first
- * slice of its column block finds rows of its row block begun already
- * (they compute it).  Once every row has been written, every block is let
- * go (pe_simcache_held() is 0).
+ * column.  A block is copied from only when its column block is all
+ * stored and no slice of that block is between take and done (none writes
+ * it: a column all stored gets no `to` blocks again).  It is let go at the
+ * later of its two ends -- its column block all stored, its row block all
+ * written, no slice of either between take and done -- or at once, when
+ * the first slice of its column block finds rows of its row block begun
+ * already (they compute it).  Once every row has been written, every
+ * block is let go (pe_simcache_held() is 0).  tests/unit/test_simcache.c
+ * runs every interleaving of small grids.
  *
  * Memory: at most budget bytes of blocks (carved from 8 MiB chunks whose
  * pages are touched once, then recycled), plus an index of nb x band
- * pointers held to an eighth of the budget, plus 2 n + 18 nb bytes.
+ * pointers held to an eighth of the budget, plus 2 n + 26 nb bytes.
  */
 #ifndef PE_SIMCACHE_H
 #define PE_SIMCACHE_H
