@@ -107,7 +107,7 @@ int pe_similarity_init(struct pe_similarity *s, const struct pe_matrix_view *w,
 	s->e_cos = ((double)s->d + 12) * U * 1.001;
 	s->e_dot = ((double)s->d + 10) * U * 1.0001;
 	s->e_euc = ((double)s->d + 10) * U * 1.0001;
-	if (pe_gemm_init(err) != 0)
+	if (pe_gemm_init(p->threads > 1 ? p->threads : 1, err) != 0)
 		return -1;
 	/* exact: 10 n d (its pump blocks are small); float32: 8 n d (a block
 	 * of the grid per worker in each pump block).  4 n d bytes were
