@@ -25,6 +25,7 @@
 #include "core/gemm.h"
 #include "core/mem.h"
 #include "core/simcache.h"
+#include "core/simd.h"
 #include "core/simrows.h"
 
 #define U 0x1p-53
@@ -32,6 +33,11 @@
 #define WIDE_BYTES ((size_t)2 << 20)	/* float32 columns widened per call */
 #define MIN_BLOCK 16
 #define MAX_BLOCK 512
+/* exact: rows per GEMM call (a block) at least, where memory allows.  Each
+ * call packs, and widens to double, its columns once for its rows, a cost
+ * of 1/rows of the products: at 16384 x 1024, 32-row calls spent a fifth
+ * of the run packing and widening, 128-row calls a tenth (perf) */
+#define GEMM_ROWS 128
 /* float32: one BLAS call per pair of blocks; large enough that packing
  * the operands stays a few per cent of the work */
 #define F32_MIN_BLOCK 64
@@ -84,7 +90,12 @@ int pe_similarity_init(struct pe_similarity *s, const struct pe_matrix_view *w,
 		s->block = s->block < F32_MIN_BLOCK ? F32_MIN_BLOCK
 			 : s->block > F32_MAX_BLOCK ? F32_MAX_BLOCK : s->block;
 	} else {
+		/* 4 MiB blocks, but GEMM_ROWS rows while that stays within 8 MiB */
 		s->block = PE_SIM_BLOCK_BYTES / ((size_t)s->n * sizeof(float));
+		if (s->block < GEMM_ROWS)
+			s->block = 2 * PE_SIM_BLOCK_BYTES / ((size_t)s->n * sizeof(float)) < GEMM_ROWS
+					   ? 2 * PE_SIM_BLOCK_BYTES / ((size_t)s->n * sizeof(float))
+					   : GEMM_ROWS;
 		s->block = s->block < MIN_BLOCK ? MIN_BLOCK : s->block > MAX_BLOCK ? MAX_BLOCK : s->block;
 	}
 	if (s->block > s->n)
@@ -293,18 +304,25 @@ static void transpose(const float *restrict src, size_t rows, size_t cols, size_
 	}
 }
 
+/* out[k] = in[k] for k < n: exact.  Every column a slice computes is widened
+ * for its GEMM, so at 16384 x 1024 this was a seventh of the run as a
+ * scalar loop (perf). */
+PE_VECTOR_KERNEL
+static void widen(const float *restrict in, size_t n, double *restrict out)
+{
+	size_t k;
+
+	for (k = 0; k < n; k++)
+		out[k] = (double)in[k];
+}
+
 /* Rows [r0, r0+m) in double: the centred rows themselves, or the float32
  * rows widened (exactly) into buf, m d doubles. */
 static const double *rows_d(const struct pe_similarity *s, uint64_t r0, size_t m, double *buf)
 {
-	const float *f;
-	size_t k, nd = m * (size_t)s->d;
-
 	if (s->x)
 		return s->x + (size_t)r0 * (size_t)s->d;
-	f = s->xf + (size_t)r0 * (size_t)s->d;
-	for (k = 0; k < nd; k++)
-		buf[k] = (double)f[k];
+	widen(s->xf + (size_t)r0 * (size_t)s->d, m * (size_t)s->d, buf);
 	return buf;
 }
 
@@ -525,11 +543,9 @@ int pe_similarity_tensor(struct pe_similarity *s, struct pe_tensor *t, struct pe
 
 	if (pe_tensor_init(t, "similarity", PE_F32, sim_fill, s, 1, 2, shape, err) != 0)
 		return -1;
-	t->block_rows = s->block;
-	if (s->p.precision == PE_SIM_FLOAT32) {
-		/* each worker a whole block of the grid */
-		t->block_rows = s->block * (size_t)(s->p.threads > 1 ? s->p.threads : 1);
-		t->slice_grain = s->block;
-	}
+	/* each worker a whole block of the grid: float32's values are defined
+	 * by it, and exact's GEMM calls keep all of a block's rows */
+	t->block_rows = s->block * (size_t)(s->p.threads > 1 ? s->p.threads : 1);
+	t->slice_grain = s->block;
 	return 0;
 }
