@@ -18,6 +18,7 @@
 #include "core/similarity.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,6 +65,87 @@ static size_t blocks(const struct pe_similarity *s)
 	return (size_t)((s->n + s->block - 1) / s->block);
 }
 
+/*
+ * A worker's buffers for one block, kept for the next: allocated per block,
+ * they were fresh memory every time, and a first touch costs a page fault
+ * per 4 KiB here (4,900 faults at 4096 x 1024, two thirds of them in the
+ * widened rows and columns: perf record -e page-faults).  As many sets as
+ * blocks are computed at once, each back on the list when its block is
+ * done.
+ */
+struct pe_sim_scratch {
+	struct pe_sim_scratch *next;
+	double *rows;		/* exact, float32 inputs: a block's rows in double */
+	double *cols;		/* exact, float32 inputs: a chunk of columns in double */
+	double *g;		/* exact: products of a block's rows and a chunk */
+	float *gf;		/* float32: products of two blocks */
+	const float **from;	/* the cache's blocks (simcache.h) */
+	float **to;
+};
+
+struct pe_sim_spares {
+	pthread_mutex_t mu;
+	struct pe_sim_scratch *list;
+};
+
+static void scratch_free(struct pe_sim_scratch *sc)
+{
+	if (sc) {
+		free(sc->rows);
+		free(sc->cols);
+		free(sc->g);
+		free(sc->gf);
+		free(sc->from);
+		free(sc->to);
+		free(sc);
+	}
+}
+
+static size_t chunk_cols(const struct pe_similarity *s, uint64_t cols);
+
+/* A set of buffers from the list, or a new one; NULL when out of memory. */
+static struct pe_sim_scratch *scratch_get(const struct pe_similarity *s)
+{
+	struct pe_sim_scratch *sc;
+	size_t band = pe_simcache_band(s->cache), d = (size_t)s->d, w = chunk_cols(s, s->n);
+	int exact = s->p.precision == PE_SIM_EXACT;
+
+	pthread_mutex_lock(&s->spares->mu);
+	sc = s->spares->list;
+	if (sc)
+		s->spares->list = sc->next;
+	pthread_mutex_unlock(&s->spares->mu);
+	if (sc)
+		return sc;
+	sc = calloc(1, sizeof *sc);
+	if (!sc)
+		return NULL;
+	sc->from = calloc(band, sizeof *sc->from);
+	sc->to = calloc(band, sizeof *sc->to);
+	if (exact && !s->x) {
+		sc->rows = pe_alloc_big(s->block * d * sizeof *sc->rows);
+		sc->cols = pe_alloc_big(w * d * sizeof *sc->cols);
+	}
+	if (exact)
+		sc->g = pe_alloc_big(s->block * w * sizeof *sc->g);
+	else
+		sc->gf = pe_alloc_big(s->block * s->block * sizeof *sc->gf);
+	if (!sc->from || !sc->to || (exact && (!sc->g || (!s->x && (!sc->rows || !sc->cols)))) ||
+	    (!exact && !sc->gf)) {
+		scratch_free(sc);
+		return NULL;
+	}
+	return sc;
+}
+
+static void scratch_put(const struct pe_similarity *s, struct pe_sim_scratch *sc)
+{
+	pthread_mutex_lock(&s->spares->mu);
+	sc->next = s->spares->list;
+	s->spares->list = sc;
+	pthread_mutex_unlock(&s->spares->mu);
+}
+
 int pe_similarity_init(struct pe_similarity *s, const struct pe_matrix_view *w,
 		       const struct pe_similarity_params *p, struct pe_error *err)
 {
@@ -102,13 +184,18 @@ int pe_similarity_init(struct pe_similarity *s, const struct pe_matrix_view *w,
 		s->block = (size_t)s->n;
 	s->row = calloc((size_t)s->n, sizeof *s->row);
 	s->exact_count = calloc(1, sizeof *s->exact_count);
+	s->spares = calloc(1, sizeof *s->spares);
+	if (s->spares && pthread_mutex_init(&s->spares->mu, NULL) != 0) {
+		free(s->spares);
+		s->spares = NULL;
+	}
 	/* exact: double rows only when centred (float32 inputs stay float32
 	 * and are widened a panel at a time, see rows_d()) */
 	if (p->precision == PE_SIM_EXACT && p->center)
 		s->x = pe_alloc_big(nd * sizeof *s->x);
 	else
 		s->xf = pe_alloc_big(nd * sizeof *s->xf);
-	if (!s->row || !s->exact_count || (!s->x && !s->xf))
+	if (!s->row || !s->exact_count || !s->spares || (!s->x && !s->xf))
 		return pe_fail(err, PE_ERR_NOMEM, "out of memory for %llu rows of %llu values",
 			       (unsigned long long)s->n, (unsigned long long)s->d);
 	s->exact_inputs = p->precision == PE_SIM_EXACT && !p->center;
@@ -132,6 +219,16 @@ int pe_similarity_init(struct pe_similarity *s, const struct pe_matrix_view *w,
 
 void pe_similarity_free(struct pe_similarity *s)
 {
+	struct pe_sim_scratch *sc;
+
+	if (s->spares) {
+		while ((sc = s->spares->list) != NULL) {
+			s->spares->list = sc->next;
+			scratch_free(sc);
+		}
+		pthread_mutex_destroy(&s->spares->mu);
+		free(s->spares);
+	}
 	pe_simcache_free(s->cache);
 	free(s->x);
 	free(s->xf);
@@ -340,30 +437,23 @@ static size_t chunk_cols(const struct pe_similarity *s, uint64_t cols)
 }
 
 /* out[(i - a) * ldo + (j - c0)] for rows [a, a+m) (xa: those rows in
- * double), columns [c0, c1): exact precision. */
-static int compute(const struct pe_similarity *s, uint64_t a, size_t m, const double *xa,
-		   uint64_t c0, uint64_t c1, float *out, size_t ldo, uint64_t *nexact,
-		   struct pe_error *err)
+ * double), columns [c0, c1): exact precision, in sc's buffers. */
+static void compute(const struct pe_similarity *s, uint64_t a, size_t m, const double *xa,
+		    uint64_t c0, uint64_t c1, float *out, size_t ldo, struct pe_sim_scratch *sc,
+		    uint64_t *nexact)
 {
 	size_t d = (size_t)s->d, w, r, c;
-	double *g, *wide = NULL;
+	double *g = sc->g;
 	const double *xb;
 	uint64_t j0;
 
 	if (c1 == c0)
-		return 0;
+		return;
 	w = chunk_cols(s, c1 - c0);
-	g = malloc(m * w * sizeof *g);
-	if (g && !s->x)
-		wide = malloc(w * d * sizeof *wide);
-	if (!g || (!s->x && !wide)) {
-		free(g);
-		return pe_fail(err, PE_ERR_NOMEM, "out of memory for a block of %zu x %zu", m, w);
-	}
 	for (j0 = c0; j0 < c1; j0 += w) {
 		size_t nc = (size_t)(c1 - j0) < w ? (size_t)(c1 - j0) : w;
 
-		xb = rows_d(s, j0, nc, wide);
+		xb = rows_d(s, j0, nc, sc->cols);
 		pe_gemm_d(m, nc, d, xa, d, xb, d, g, nc);
 		for (r = 0; r < m; r++)
 			for (c = 0; c < nc; c++)
@@ -371,9 +461,6 @@ static int compute(const struct pe_similarity *s, uint64_t a, size_t m, const do
 					finish(s, a + r, j0 + c, g[r * nc + c], xa + r * d,
 					       xb + c * d, nexact);
 	}
-	free(wide);
-	free(g);
-	return 0;
 }
 
 /* Rows [a, a+m) inside block b into out (rows of n). */
@@ -382,17 +469,17 @@ static int block_rows(const struct pe_similarity *s, size_t b, uint64_t a, size_
 {
 	size_t n = (size_t)s->n, k, t, i, band = pe_simcache_band(s->cache), nb = blocks(s);
 	uint64_t start = (uint64_t)b * s->block, bb = block_rows_of(s, b), run0, nexact = 0;
-	const float **from = calloc(band, sizeof *from);
-	float **to = calloc(band, sizeof *to);
-	double *wide = s->x ? NULL : malloc(m * (size_t)s->d * sizeof *wide);
+	struct pe_sim_scratch *sc = scratch_get(s);
+	const float **from;
+	float **to;
 	const double *xa;
-	int storing = 0, rc = -1;
+	int storing;
 
-	if (!from || !to || (!s->x && !wide)) {
-		pe_fail(err, PE_ERR_NOMEM, "out of memory");
-		goto out;
-	}
-	xa = rows_d(s, a, m, wide);
+	if (!sc)
+		return pe_fail(err, PE_ERR_NOMEM, "out of memory for a block of %zu rows", s->block);
+	from = sc->from;
+	to = sc->to;
+	xa = rows_d(s, a, m, sc->rows);
 	storing = pe_simcache_take(s->cache, b, from, to);
 	/* earlier columns: cached blocks (within the band) copied, runs of the
 	 * others computed */
@@ -403,8 +490,7 @@ static int block_rows(const struct pe_similarity *s, size_t b, uint64_t a, size_
 
 		if (k < b && !f)
 			continue;
-		if (compute(s, a, m, xa, run0, kc, out + run0, n, &nexact, err) != 0)
-			goto out;
+		compute(s, a, m, xa, run0, kc, out + run0, n, sc, &nexact);
 		if (k < b) {
 			uint64_t kr = block_rows_of(s, k);
 
@@ -415,8 +501,7 @@ static int block_rows(const struct pe_similarity *s, size_t b, uint64_t a, size_
 		}
 	}
 	/* this block's column onwards */
-	if (compute(s, a, m, xa, start, s->n, out + start, n, &nexact, err) != 0)
-		goto out;
+	compute(s, a, m, xa, start, s->n, out + start, n, sc, &nexact);
 	for (t = 0; storing && t < band && b + 1 + t < nb; t++) {
 		uint64_t kc = (uint64_t)(b + 1 + t) * s->block, kr = block_rows_of(s, b + 1 + t);
 
@@ -424,15 +509,10 @@ static int block_rows(const struct pe_similarity *s, size_t b, uint64_t a, size_
 			continue;	/* begun already: let go */
 		transpose(out + kc, m, (size_t)kr, n, to[t] + (a - start), (size_t)bb);
 	}
-	rc = 0;
-out:
-	if (rc == 0)
-		pe_simcache_done(s->cache, b, a, m, storing, a, m);
+	pe_simcache_done(s->cache, b, a, m, storing, a, m);
 	atomic_fetch_add(s->exact_count, nexact);
-	free(wide);
-	free(from);
-	free(to);
-	return rc;
+	scratch_put(s, sc);
+	return 0;
 }
 
 /* float32: the values of block p's rows x block q's columns into g (row
@@ -462,14 +542,16 @@ static int f32_block(const struct pe_similarity *s, size_t b, uint64_t a, size_t
 	size_t n = (size_t)s->n, nb = blocks(s), band = pe_simcache_band(s->cache), k, i, j, lds;
 	uint64_t start = (uint64_t)b * s->block, bb = block_rows_of(s, b), kr, kc;
 	size_t lo = (size_t)(a - start);
-	const float **from = calloc(band, sizeof *from), *f, *src;
-	float **to = calloc(band, sizeof *to), *g = malloc(s->block * s->block * sizeof *g), *tk;
-	int storing = 0, rc = -1, whole = lo == 0 && m == bb;
+	struct pe_sim_scratch *sc = scratch_get(s);
+	const float **from, *f, *src;
+	float **to, *g, *tk;
+	int storing, whole = lo == 0 && m == bb;
 
-	if (!from || !to || !g) {
-		pe_fail(err, PE_ERR_NOMEM, "out of memory");
-		goto out;
-	}
+	if (!sc)
+		return pe_fail(err, PE_ERR_NOMEM, "out of memory for a block of %zu rows", s->block);
+	from = sc->from;
+	to = sc->to;
+	g = sc->gf;
 	storing = pe_simcache_take(s->cache, b, from, to);
 	for (k = 0; k < b; k++) {
 		kc = (uint64_t)k * s->block;
@@ -506,14 +588,9 @@ static int f32_block(const struct pe_similarity *s, size_t b, uint64_t a, size_t
 		if (tk)
 			transpose(src, bb, kr, lds, tk, bb);
 	}
-	rc = 0;
-out:
-	if (rc == 0)
-		pe_simcache_done(s->cache, b, start, (size_t)bb, storing, a, m);
-	free(from);
-	free(to);
-	free(g);
-	return rc;
+	pe_simcache_done(s->cache, b, start, (size_t)bb, storing, a, m);
+	scratch_put(s, sc);
+	return 0;
 }
 
 static int sim_fill(const void *ctx, uint64_t r0, size_t nrows, void *out, struct pe_error *err)

@@ -73,6 +73,7 @@ struct pe_similarity_params {
 
 struct pe_sim_row;
 struct pe_simcache;
+struct pe_sim_spares;
 
 struct pe_similarity {
 	struct pe_similarity_params p;
@@ -88,6 +89,7 @@ struct pe_similarity {
 	double e_cos, e_dot, e_euc;
 	struct pe_simcache *cache;	/* core/simcache.h */
 	atomic_uint_least64_t *exact_count;	/* shared by the fills (ctx is const) */
+	struct pe_sim_spares *spares;	/* the workers' buffers, kept */
 };
 
 /* "cosine", "dot", "euclidean" (enum order, NULL-terminated). */
