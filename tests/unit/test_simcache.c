@@ -175,24 +175,43 @@ static void stored_rows(const struct run *r, const struct slice *s, uint64_t *sa
 	*sm = r->g->whole ? (size_t)rows_in(r, s->b) : s->m;
 }
 
-/* Block (b + 1 + t, b) holds element (row k0 + i of block b + 1 + t, row
- * j of block b) at i rows(b) + j - r0, r0 and k0 the blocks' first rows. */
-static void take(struct run *r, struct slice *s)
+/* Write (check 0) or check the values slice s stores into its `to`
+ * blocks: block (b + 1 + t, b) holds element (row k0 + i of block b + 1 + t,
+ * row j of block b) at i rows(b) + j - r0, r0 and k0 the blocks' first
+ * rows.  1 (r->why) when one is not what the slice wrote. */
+static int own_blocks(struct run *r, const struct slice *s, int check)
 {
 	uint64_t sa, i, j, r0 = (uint64_t)s->b * r->g->block, k0;
 	size_t sm, t;
+	float *v;
 
-	s->storing = pe_simcache_take(r->c, s->b, s->from, s->to);
-	s->live = 1;
 	stored_rows(r, s, &sa, &sm);
 	for (t = 0; s->storing && t < r->band; t++) {
 		if (!s->to[t])
 			continue;
 		k0 = (uint64_t)(s->b + 1 + t) * r->g->block;
-		for (i = 0; i < rows_in(r, s->b + 1 + t); i++)
-			for (j = sa; j < sa + sm; j++)
-				s->to[t][i * rows_in(r, s->b) + (j - r0)] = code(k0 + i, j);
+		for (i = 0; i < rows_in(r, s->b + 1 + t); i++) {
+			for (j = sa; j < sa + sm; j++) {
+				v = &s->to[t][i * rows_in(r, s->b) + (j - r0)];
+				if (!check) {
+					*v = code(k0 + i, j);
+				} else if (*v != code(k0 + i, j)) {
+					snprintf(r->why, sizeof r->why,
+						 "block (%zu, %zu) lost what the slice at row %llu wrote",
+						 s->b + 1 + t, s->b, (unsigned long long)s->a);
+					return 1;
+				}
+			}
+		}
 	}
+	return 0;
+}
+
+static void take(struct run *r, struct slice *s)
+{
+	s->storing = pe_simcache_take(r->c, s->b, s->from, s->to);
+	s->live = 1;
+	own_blocks(r, s, 0);
 }
 
 /* 0, or 1 with r->why when a value read or kept is not what was written */
@@ -201,20 +220,9 @@ static int finish(struct run *r, struct slice *s)
 	uint64_t sa, i, j, r0 = (uint64_t)s->b * r->g->block, k0, kr;
 	size_t sm, t;
 
+	if (own_blocks(r, s, 1) != 0)
+		return 1;
 	stored_rows(r, s, &sa, &sm);
-	for (t = 0; s->storing && t < r->band; t++) {
-		if (!s->to[t])
-			continue;
-		k0 = (uint64_t)(s->b + 1 + t) * r->g->block;
-		for (i = 0; i < rows_in(r, s->b + 1 + t); i++)
-			for (j = sa; j < sa + sm; j++)
-				if (s->to[t][i * rows_in(r, s->b) + (j - r0)] != code(k0 + i, j)) {
-					snprintf(r->why, sizeof r->why,
-						 "block (%zu, %zu) lost what the slice at row %llu wrote",
-						 s->b + 1 + t, s->b, (unsigned long long)s->a);
-					return 1;
-				}
-	}
 	for (t = 0; t < r->band && t < s->b; t++) {
 		if (!s->from[t])
 			continue;
