@@ -6,7 +6,9 @@
  *     stored its upper triangle there, else computed;
  *   columns from b's own first row on: computed, and (exact precision,
  *     when the budget allows) stored transposed for the blocks below.
- * "Computed" is a GEMM over column chunks, then finish() per element.
+ * "Computed" is a GEMM over column chunks, then finish() per element.  The
+ * cache and its protocol are core/simcache.h; the rows are prepared once,
+ * in threads of their own, by core/simrows.h.
  *
  * Why the bound in finish() holds: products of float32 values are exact in
  * double, and any order of summing d terms errs by at most gamma_d sum |p|
@@ -16,117 +18,33 @@
 #include "core/similarity.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/exact.h"
 #include "core/gemm.h"
 #include "core/mem.h"
-#include "core/pipeline.h"
+#include "core/simcache.h"
+#include "core/simd.h"
+#include "core/simrows.h"
 
 #define U 0x1p-53
 #define CHUNK_COLS 1024		/* columns per GEMM call: bounds the scratch */
 #define WIDE_BYTES ((size_t)2 << 20)	/* float32 columns widened per call */
 #define MIN_BLOCK 16
 #define MAX_BLOCK 512
+/* exact: rows per GEMM call (a block) at least, where memory allows.  Each
+ * call packs, and widens to double, its columns once for its rows, a cost
+ * of 1/rows of the products: at 16384 x 1024, 32-row calls spent a fifth
+ * of the run packing and widening, 128-row calls a tenth (perf) */
+#define GEMM_ROWS 128
 /* float32: one BLAS call per pair of blocks; large enough that packing
  * the operands stays a few per cent of the work */
 #define F32_MIN_BLOCK 64
 #define F32_MAX_BLOCK 256
 /* float32: the grid (so the bytes, see similarity.h) follows from this */
 #define F32_BLOCK_BYTES ((size_t)32 << 20)
-
-struct pe_sim_row {
-	struct pe_dd n2dd;	/* |x|^2 in double-double, within n2err */
-	double n2err, n2abs;
-	double n2, nrm, rn;	/* |x|^2 (within an ulp), |x|, 1 / |x| */
-	int lsb, lg;		/* exact inputs: lowest bit, bound on log2 |x| */
-	int n2_exact;		/* n2 is exactly |x|^2 */
-	int zero;
-};
-
-struct pe_sim_cache {
-	pthread_mutex_t mu;
-	int mu_ok;		/* mu was initialised */
-	size_t nb;		/* blocks */
-	/* nb x band: the block of rows of c x rows of b (b < c <= b + band) at
-	 * blk[b * band + (c - b - 1)]; see slot() */
-	float **blk;
-	unsigned char *col;	/* per block b: 0 not tried, 1 storing, 2 not stored */
-	unsigned char *begun;	/* per block: rows of it have been taken on */
-	unsigned char *stored, *read;	/* per row */
-	uint64_t *nstored, *nread;	/* per block: distinct rows */
-	size_t cap;		/* bytes of blocks at most */
-	size_t band;		/* blocks kept for the band rows below their own */
-	uint64_t exact_count;
-	/* blocks (block x block floats) carved from big chunks and recycled,
-	 * so their pages are touched once */
-	size_t blk_bytes, pool_bytes, chunk_left;
-	unsigned char *chunk_next;
-	void **chunks;
-	size_t nchunks;
-	void *free_list;
-	size_t held;		/* blocks out of the pool */
-};
-
-#define CHUNK_BYTES ((size_t)8 << 20)
-
-/* A block from the pool, or NULL when the budget is spent. */
-static float *blk_get(struct pe_sim_cache *c)
-{
-	void *p = c->free_list, **grown;
-	size_t n;
-
-	if (p) {
-		memcpy(&c->free_list, p, sizeof(void *));
-		c->held++;
-		return p;
-	}
-	if (c->chunk_left < c->blk_bytes) {
-		n = c->blk_bytes > CHUNK_BYTES ? c->blk_bytes : CHUNK_BYTES;
-		if (c->pool_bytes + n > c->cap)
-			n = c->blk_bytes;
-		if (c->pool_bytes + n > c->cap)
-			return NULL;
-		grown = realloc(c->chunks, (c->nchunks + 1) * sizeof *grown);
-		if (!grown)
-			return NULL;
-		c->chunks = grown;
-		if (!(c->chunks[c->nchunks] = pe_alloc_big(n)))
-			return NULL;
-		c->chunk_next = c->chunks[c->nchunks++];
-		c->chunk_left = n;
-		c->pool_bytes += n;
-	}
-	p = c->chunk_next;
-	c->chunk_next += c->blk_bytes;
-	c->chunk_left -= c->blk_bytes;
-	c->held++;
-	return p;
-}
-
-static void blk_put(struct pe_sim_cache *c, float *b)
-{
-	memcpy(b, &c->free_list, sizeof(void *));
-	c->free_list = b;
-	c->held--;
-}
-
-/* Where the block of rows of block r x rows of block b (b < r) is kept, or
- * NULL when r is beyond b's band (never kept). */
-static float **slot(const struct pe_sim_cache *c, size_t r, size_t b)
-{
-	return r > b && r - b <= c->band && r < c->nb ? &c->blk[b * c->band + (r - b - 1)] : NULL;
-}
-
-/* Let go of the block at slot p, if any. */
-static void slot_put(struct pe_sim_cache *c, float **p)
-{
-	if (p && *p) {
-		blk_put(c, *p);
-		*p = NULL;
-	}
-}
 
 const char *const pe_metric_names[] = { "cosine", "dot", "euclidean", NULL };
 
@@ -142,225 +60,96 @@ static uint64_t block_rows_of(const struct pe_similarity *s, size_t b)
 	return s->n - r0 < s->block ? s->n - r0 : s->block;
 }
 
-/* ---- set-up ---- */
-
-/* The exponent of the lowest set bit of a nonzero finite float, from its
- * bits: value = m 2^(e - 150), m the 24-bit significand. */
-static int lowest_bit(float f)
+static size_t blocks(const struct pe_similarity *s)
 {
-	uint32_t u, m;
-	int e;
-
-	memcpy(&u, &f, sizeof u);
-	e = (int)((u >> 23) & 0xff);
-	m = u & 0x7fffff;
-	if (e)
-		m |= 0x800000;
-	else
-		e = 1;		/* subnormal: m 2^-149 */
-	return e - 150 + __builtin_ctz(m);	/* m != 0: f is nonzero */
+	return (size_t)((s->n + s->block - 1) / s->block);
 }
 
-static int check_finite(const struct pe_matrix_view *w, struct pe_error *err)
-{
-	uint64_t i, k;
-	const float *r;
-
-	for (i = 0; i < w->rows; i++) {
-		r = pe_view_row(w, i);
-		for (k = 0; k < w->cols; k++)
-			if (!isfinite(r[k]))
-				return pe_fail(err, PE_ERR_DATA,
-					       "row %llu, column %llu of the table is %s: similarity needs finite values",
-					       (unsigned long long)(w->first + i * w->stride),
-					       (unsigned long long)k, isnan(r[k]) ? "nan" : "infinite");
-	}
-	return 0;
-}
-
-/* Column means: double-double sums in row order, rounded to double. */
-static int column_means(const struct pe_matrix_view *w, double **out, struct pe_error *err)
-{
-	struct pe_dd *sum = calloc(w->cols, sizeof *sum);
-	double *mu = malloc(w->cols * sizeof *mu);
-	uint64_t i, k;
-
-	if (!sum || !mu) {
-		free(sum);
-		free(mu);
-		return pe_fail(err, PE_ERR_NOMEM, "out of memory");
-	}
-	for (i = 0; i < w->rows; i++) {
-		const float *r = pe_view_row(w, i);
-
-		for (k = 0; k < w->cols; k++) {
-			struct pe_dd v = { (double)r[k], 0 };
-
-			sum[k] = pe_dd_add(sum[k], v);
-		}
-	}
-	for (k = 0; k < w->cols; k++)
-		mu[k] = (sum[k].hi + sum[k].lo) / (double)w->rows;
-	free(sum);
-	*out = mu;
-	return 0;
-}
-
-static void row_info(struct pe_similarity *s, uint64_t i, const float *orig, double *tmp)
-{
-	struct pe_sim_row *r = &s->row[i];
-	const double *x = s->x ? s->x + i * s->d : tmp;
-	uint64_t k;
-	int lsb = 0, any = 0, b;
-
-	for (k = 0; k < s->d; k++) {
-		if (!s->x)
-			tmp[k] = (double)s->xf[i * s->d + k];
-		if (s->exact_inputs && orig[k] != 0) {
-			b = lowest_bit(orig[k]);
-			lsb = any && lsb < b ? lsb : b;
-			any = 1;
-		}
-	}
-	r->n2dd = pe_dd_dot(x, x, (size_t)s->d, s->exact_inputs, &r->n2abs);
-	r->n2err = pe_dd_dot_error((size_t)s->d) * r->n2abs;
-	r->n2 = r->n2dd.hi;
-	r->nrm = sqrt(r->n2);
-	r->zero = r->n2 == 0;
-	r->rn = r->zero ? 0 : 1 / r->nrm;
-	r->lsb = lsb;
-	/* |x| < 2^lg with room for the norm's own rounding */
-	r->lg = r->zero ? -2000 : (int)ceil(log2(r->nrm)) + 1;
-	r->n2_exact = s->exact_inputs && 2 * r->lg <= 53 + 2 * lsb;
-}
-
-static int cache_init(struct pe_similarity *s, struct pe_error *err)
-{
-	struct pe_sim_cache *c = calloc(1, sizeof *c);
-	size_t nb = (size_t)((s->n + s->block - 1) / s->block), nd4 = 4 * (size_t)(s->n * s->d);
-	/* exact: 10 n d (its pump blocks are small); float32: 8 n d (a block
-	 * of the grid per worker in each pump block).  nd4 bytes were
-	 * allocated already, so 5 nd4 / 2 does not overflow. */
-	size_t cap = s->p.precision == PE_SIM_EXACT ? nd4 / 2 * 5 : 2 * nd4;
-
-	s->cache = c;
-	if (!c)
-		return pe_fail(err, PE_ERR_NOMEM, "out of memory");
-	c->nb = nb;
-	c->cap = s->p.cache_bytes ? s->p.cache_bytes : cap > PE_SIM_CACHE_MIN ? cap : PE_SIM_CACHE_MIN;
-	c->blk_bytes = s->block * s->block * sizeof(float);
-	/* Blocks within `band` block-rows of the diagonal are kept: they are
-	 * let go soonest, so a budget saves the most work that way.  About
-	 * band (band + 1) / 2 of them are held at once; their index, nb band
-	 * pointers, is held to an eighth of the budget too. */
-	for (c->band = 1; c->band < nb && (c->band + 1) * (c->band + 2) / 2 * c->blk_bytes <= c->cap &&
-			  (c->band + 1) * nb * sizeof *c->blk <= c->cap / 8;
-	     c->band++)
-		;
-	c->blk = calloc(nb * c->band, sizeof *c->blk);
-	c->col = calloc(nb, 1);
-	c->begun = calloc(nb, 1);
-	c->stored = calloc(s->n, 1);
-	c->read = calloc(s->n, 1);
-	c->nstored = calloc(nb, sizeof *c->nstored);
-	c->nread = calloc(nb, sizeof *c->nread);
-	if (!c->blk || !c->col || !c->begun || !c->stored || !c->read || !c->nstored || !c->nread)
-		return pe_fail(err, PE_ERR_NOMEM, "out of memory");
-	if (pthread_mutex_init(&c->mu, NULL) != 0)
-		return pe_fail(err, PE_ERR_NOMEM, "cannot create a mutex");
-	c->mu_ok = 1;
-	return 0;
-}
-
-/* Rows [r0, r1): stored (centred: minus mu), their norms and bounds, and
- * for float32 cosine the unit rows NumPy's x / norm(x) gives (zero rows
- * stay 0).  tmp: d doubles. */
-static void prep_rows(struct pe_similarity *s, const struct pe_matrix_view *w, const double *mu,
-		      uint64_t r0, uint64_t r1, double *tmp)
-{
-	uint64_t i, k, d = s->d;
-	int unit = s->p.precision == PE_SIM_FLOAT32 && s->p.metric == PE_METRIC_COSINE;
-
-	for (i = r0; i < r1; i++) {
-		const float *r = pe_view_row(w, i);
-
-		for (k = 0; k < d; k++) {
-			double v = mu ? (double)r[k] - mu[k] : (double)r[k];
-
-			if (s->x)
-				s->x[i * d + k] = v;
-			else
-				s->xf[i * d + k] = (float)v;
-		}
-		row_info(s, i, r, tmp);
-		for (k = 0; unit && k < d; k++)
-			s->xf[i * d + k] = (float)((double)s->xf[i * d + k] * s->row[i].rn);
-	}
-}
-
-struct prep_part {
-	struct pe_similarity *s;
-	const struct pe_matrix_view *w;
-	const double *mu;
-	uint64_t r0, r1;
-	double *tmp;
+/*
+ * A worker's buffers for one block, kept for the next: allocated per block,
+ * they were fresh memory every time, and a first touch costs a page fault
+ * per 4 KiB here (4,900 faults at 4096 x 1024, two thirds of them in the
+ * widened rows and columns: perf record -e page-faults).  As many sets as
+ * blocks are computed at once, each back on the list when its block is
+ * done.
+ */
+struct pe_sim_scratch {
+	struct pe_sim_scratch *next;
+	double *rows;		/* exact, float32 inputs: a block's rows in double */
+	double *cols;		/* exact, float32 inputs: a chunk of columns in double */
+	double *g;		/* exact: products of a block's rows and a chunk */
+	float *gf;		/* float32: products of two blocks */
+	const float **from;	/* the cache's blocks (simcache.h) */
+	float **to;
 };
 
-static void *prep_main(void *arg)
-{
-	struct prep_part *q = arg;
+struct pe_sim_spares {
+	pthread_mutex_t mu;
+	struct pe_sim_scratch *list;
+};
 
-	prep_rows(q->s, q->w, q->mu, q->r0, q->r1, q->tmp);
-	return NULL;
+static void scratch_free(struct pe_sim_scratch *sc)
+{
+	if (sc) {
+		free(sc->rows);
+		free(sc->cols);
+		free(sc->g);
+		free(sc->gf);
+		free(sc->from);
+		free(sc->to);
+		free(sc);
+	}
 }
 
-#define PREP_MIN_ROWS 256	/* rows per preparing thread at least */
+static size_t chunk_cols(const struct pe_similarity *s, uint64_t cols);
 
-/* prep_rows over every row, in up to p.threads threads (the calling one
- * included; a thread that cannot start leaves its rows to it). */
-static int prep_all(struct pe_similarity *s, const struct pe_matrix_view *w, const double *mu,
-		    struct pe_error *err)
+/* A set of buffers from the list, or a new one; NULL when out of memory. */
+static struct pe_sim_scratch *scratch_get(const struct pe_similarity *s)
 {
-	struct prep_part part[PE_MAX_THREADS];
-	pthread_t th[PE_MAX_THREADS];
-	int started[PE_MAX_THREADS] = { 0 };
-	size_t nt = s->p.threads > 1 ? (size_t)s->p.threads : 1, t;
-	double *tmp;
+	struct pe_sim_scratch *sc;
+	size_t band = pe_simcache_band(s->cache), d = (size_t)s->d, w = chunk_cols(s, s->n);
+	int exact = s->p.precision == PE_SIM_EXACT;
 
-	if (nt > PE_MAX_THREADS)
-		nt = PE_MAX_THREADS;
-	if (nt > s->n / PREP_MIN_ROWS)
-		nt = s->n / PREP_MIN_ROWS ? (size_t)(s->n / PREP_MIN_ROWS) : 1;
-	tmp = malloc(nt * (size_t)s->d * sizeof *tmp);
-	if (!tmp)
-		return pe_fail(err, PE_ERR_NOMEM, "out of memory");
-	for (t = 0; t < nt; t++) {
-		part[t].s = s;
-		part[t].w = w;
-		part[t].mu = mu;
-		part[t].r0 = s->n * t / nt;
-		part[t].r1 = s->n * (t + 1) / nt;
-		part[t].tmp = tmp + t * (size_t)s->d;
-		if (t > 0)
-			started[t] = pthread_create(&th[t], NULL, prep_main, &part[t]) == 0;
+	pthread_mutex_lock(&s->spares->mu);
+	sc = s->spares->list;
+	if (sc)
+		s->spares->list = sc->next;
+	pthread_mutex_unlock(&s->spares->mu);
+	if (sc)
+		return sc;
+	sc = calloc(1, sizeof *sc);
+	if (!sc)
+		return NULL;
+	sc->from = calloc(band, sizeof *sc->from);
+	sc->to = calloc(band, sizeof *sc->to);
+	if (exact && !s->x) {
+		sc->rows = pe_alloc_big(s->block * d * sizeof *sc->rows);
+		sc->cols = pe_alloc_big(w * d * sizeof *sc->cols);
 	}
-	for (t = 0; t < nt; t++)
-		if (!started[t])
-			prep_main(&part[t]);
-	for (t = 1; t < nt; t++)
-		if (started[t])
-			pthread_join(th[t], NULL);
-	free(tmp);
-	return 0;
+	if (exact)
+		sc->g = pe_alloc_big(s->block * w * sizeof *sc->g);
+	else
+		sc->gf = pe_alloc_big(s->block * s->block * sizeof *sc->gf);
+	if (!sc->from || !sc->to || (exact && (!sc->g || (!s->x && (!sc->rows || !sc->cols)))) ||
+	    (!exact && !sc->gf)) {
+		scratch_free(sc);
+		return NULL;
+	}
+	return sc;
+}
+
+static void scratch_put(const struct pe_similarity *s, struct pe_sim_scratch *sc)
+{
+	pthread_mutex_lock(&s->spares->mu);
+	sc->next = s->spares->list;
+	s->spares->list = sc;
+	pthread_mutex_unlock(&s->spares->mu);
 }
 
 int pe_similarity_init(struct pe_similarity *s, const struct pe_matrix_view *w,
 		       const struct pe_similarity_params *p, struct pe_error *err)
 {
-	double *mu = NULL;
-	uint64_t i;
-	size_t nd;
-	int rc;
+	size_t nd, budget;
 
 	memset(s, 0, sizeof *s);
 	s->p = *p;
@@ -375,7 +164,7 @@ int pe_similarity_init(struct pe_similarity *s, const struct pe_matrix_view *w,
 	if (s->n > SIZE_MAX / 8 / s->d)
 		return pe_fail(err, PE_ERR_NOMEM, "%llu rows of %llu values do not fit in memory",
 			       (unsigned long long)s->n, (unsigned long long)s->d);
-	if (check_finite(w, err) != 0)
+	if (pe_simrows_check(w, err) != 0)
 		return -1;
 	nd = (size_t)(s->n * s->d);
 	if (p->precision == PE_SIM_FLOAT32) {
@@ -383,92 +172,79 @@ int pe_similarity_init(struct pe_similarity *s, const struct pe_matrix_view *w,
 		s->block = s->block < F32_MIN_BLOCK ? F32_MIN_BLOCK
 			 : s->block > F32_MAX_BLOCK ? F32_MAX_BLOCK : s->block;
 	} else {
+		/* 4 MiB blocks, but GEMM_ROWS rows while that stays within 8 MiB */
 		s->block = PE_SIM_BLOCK_BYTES / ((size_t)s->n * sizeof(float));
+		if (s->block < GEMM_ROWS)
+			s->block = 2 * PE_SIM_BLOCK_BYTES / ((size_t)s->n * sizeof(float)) < GEMM_ROWS
+					   ? 2 * PE_SIM_BLOCK_BYTES / ((size_t)s->n * sizeof(float))
+					   : GEMM_ROWS;
 		s->block = s->block < MIN_BLOCK ? MIN_BLOCK : s->block > MAX_BLOCK ? MAX_BLOCK : s->block;
 	}
 	if (s->block > s->n)
 		s->block = (size_t)s->n;
-	if (p->center && column_means(w, &mu, err) != 0)
-		return -1;
 	s->row = calloc((size_t)s->n, sizeof *s->row);
+	s->exact_count = calloc(1, sizeof *s->exact_count);
+	s->spares = calloc(1, sizeof *s->spares);
+	if (s->spares && pthread_mutex_init(&s->spares->mu, NULL) != 0) {
+		free(s->spares);
+		s->spares = NULL;
+	}
 	/* exact: double rows only when centred (float32 inputs stay float32
 	 * and are widened a panel at a time, see rows_d()) */
 	if (p->precision == PE_SIM_EXACT && p->center)
 		s->x = pe_alloc_big(nd * sizeof *s->x);
 	else
 		s->xf = pe_alloc_big(nd * sizeof *s->xf);
-	if (!s->row || (!s->x && !s->xf)) {
-		free(mu);
+	if (!s->row || !s->exact_count || !s->spares || (!s->x && !s->xf))
 		return pe_fail(err, PE_ERR_NOMEM, "out of memory for %llu rows of %llu values",
 			       (unsigned long long)s->n, (unsigned long long)s->d);
-	}
 	s->exact_inputs = p->precision == PE_SIM_EXACT && !p->center;
-	rc = prep_all(s, w, mu, err);
-	free(mu);
-	if (rc != 0)
+	if (pe_simrows_prepare(s, w, err) != 0)
 		return -1;
-	for (i = 0; i < s->n; i++) {
-		s->zero_rows += s->row[i].zero;
-		if (s->row[i].nrm > s->max_norm)
-			s->max_norm = s->row[i].nrm;
-	}
 	/* see finish() */
 	s->e_cos = ((double)s->d + 12) * U * 1.001;
 	s->e_dot = ((double)s->d + 10) * U * 1.0001;
 	s->e_euc = ((double)s->d + 10) * U * 1.0001;
-	if (pe_gemm_init(err) != 0)
+	if (pe_gemm_init(p->threads > 1 ? p->threads : 1, err) != 0)
 		return -1;
-	return cache_init(s, err);
+	/* exact: 10 n d (its pump blocks are small); float32: 8 n d (a block
+	 * of the grid per worker in each pump block).  4 n d bytes were
+	 * allocated already, so 10 n d does not overflow. */
+	budget = p->precision == PE_SIM_EXACT ? 4 * nd / 2 * 5 : 8 * nd;
+	if (budget < PE_SIM_CACHE_MIN)
+		budget = PE_SIM_CACHE_MIN;
+	s->cache = pe_simcache_new(s->n, s->block, p->cache_bytes ? p->cache_bytes : budget, err);
+	return s->cache ? 0 : -1;
 }
 
 void pe_similarity_free(struct pe_similarity *s)
 {
-	struct pe_sim_cache *c = s->cache;
-	size_t i;
+	struct pe_sim_scratch *sc;
 
-	if (c) {
-		if (c->mu_ok)
-			pthread_mutex_destroy(&c->mu);
-		for (i = 0; i < c->nchunks; i++)
-			free(c->chunks[i]);
-		free(c->chunks);
-		free(c->blk);
-		free(c->col);
-		free(c->begun);
-		free(c->stored);
-		free(c->read);
-		free(c->nstored);
-		free(c->nread);
-		free(c);
+	if (s->spares) {
+		while ((sc = s->spares->list) != NULL) {
+			s->spares->list = sc->next;
+			scratch_free(sc);
+		}
+		pthread_mutex_destroy(&s->spares->mu);
+		free(s->spares);
 	}
+	pe_simcache_free(s->cache);
 	free(s->x);
 	free(s->xf);
 	free(s->row);
+	free(s->exact_count);
 	memset(s, 0, sizeof *s);
 }
 
 size_t pe_similarity_cache_held(const struct pe_similarity *s)
 {
-	size_t n = 0;
-
-	if (s->cache && s->cache->mu_ok) {
-		pthread_mutex_lock(&s->cache->mu);
-		n = s->cache->held;
-		pthread_mutex_unlock(&s->cache->mu);
-	}
-	return n;
+	return s->cache ? pe_simcache_held(s->cache) : 0;
 }
 
 uint64_t pe_similarity_exact_count(const struct pe_similarity *s)
 {
-	uint64_t n = 0;
-
-	if (s->cache && s->cache->mu_ok) {
-		pthread_mutex_lock(&s->cache->mu);
-		n = s->cache->exact_count;
-		pthread_mutex_unlock(&s->cache->mu);
-	}
-	return n;
+	return s->exact_count ? atomic_load(s->exact_count) : 0;
 }
 
 /* ---- one element, exact precision ---- */
@@ -625,18 +401,25 @@ static void transpose(const float *restrict src, size_t rows, size_t cols, size_
 	}
 }
 
+/* out[k] = in[k] for k < n: exact.  Every column a slice computes is widened
+ * for its GEMM, so at 16384 x 1024 this was a seventh of the run as a
+ * scalar loop (perf). */
+PE_VECTOR_KERNEL
+static void widen(const float *restrict in, size_t n, double *restrict out)
+{
+	size_t k;
+
+	for (k = 0; k < n; k++)
+		out[k] = (double)in[k];
+}
+
 /* Rows [r0, r0+m) in double: the centred rows themselves, or the float32
  * rows widened (exactly) into buf, m d doubles. */
 static const double *rows_d(const struct pe_similarity *s, uint64_t r0, size_t m, double *buf)
 {
-	const float *f;
-	size_t k, nd = m * (size_t)s->d;
-
 	if (s->x)
 		return s->x + (size_t)r0 * (size_t)s->d;
-	f = s->xf + (size_t)r0 * (size_t)s->d;
-	for (k = 0; k < nd; k++)
-		buf[k] = (double)f[k];
+	widen(s->xf + (size_t)r0 * (size_t)s->d, m * (size_t)s->d, buf);
 	return buf;
 }
 
@@ -654,30 +437,23 @@ static size_t chunk_cols(const struct pe_similarity *s, uint64_t cols)
 }
 
 /* out[(i - a) * ldo + (j - c0)] for rows [a, a+m) (xa: those rows in
- * double), columns [c0, c1): exact precision. */
-static int compute(const struct pe_similarity *s, uint64_t a, size_t m, const double *xa,
-		   uint64_t c0, uint64_t c1, float *out, size_t ldo, uint64_t *nexact,
-		   struct pe_error *err)
+ * double), columns [c0, c1): exact precision, in sc's buffers. */
+static void compute(const struct pe_similarity *s, uint64_t a, size_t m, const double *xa,
+		    uint64_t c0, uint64_t c1, float *out, size_t ldo, struct pe_sim_scratch *sc,
+		    uint64_t *nexact)
 {
 	size_t d = (size_t)s->d, w, r, c;
-	double *g, *wide = NULL;
+	double *g = sc->g;
 	const double *xb;
 	uint64_t j0;
 
 	if (c1 == c0)
-		return 0;
+		return;
 	w = chunk_cols(s, c1 - c0);
-	g = malloc(m * w * sizeof *g);
-	if (g && !s->x)
-		wide = malloc(w * d * sizeof *wide);
-	if (!g || (!s->x && !wide)) {
-		free(g);
-		return pe_fail(err, PE_ERR_NOMEM, "out of memory for a block of %zu x %zu", m, w);
-	}
 	for (j0 = c0; j0 < c1; j0 += w) {
 		size_t nc = (size_t)(c1 - j0) < w ? (size_t)(c1 - j0) : w;
 
-		xb = rows_d(s, j0, nc, wide);
+		xb = rows_d(s, j0, nc, sc->cols);
 		pe_gemm_d(m, nc, d, xa, d, xb, d, g, nc);
 		for (r = 0; r < m; r++)
 			for (c = 0; c < nc; c++)
@@ -685,122 +461,26 @@ static int compute(const struct pe_similarity *s, uint64_t a, size_t m, const do
 					finish(s, a + r, j0 + c, g[r * nc + c], xa + r * d,
 					       xb + c * d, nexact);
 	}
-	free(wide);
-	free(g);
-	return 0;
-}
-
-/* Under the lock: make room for block b's upper triangle, once; when the
- * budget does not allow all of it, none (the rows below compute it).
- * Returns 1 on that first call, 0 once it has been decided. */
-static int reserve_column(const struct pe_similarity *s, size_t b)
-{
-	struct pe_sim_cache *c = s->cache;
-	size_t k;
-
-	if (c->col[b])
-		return 0;
-	c->col[b] = 2;
-	for (k = b + 1; slot(c, k, b); k++) {
-		*slot(c, k, b) = blk_get(c);
-		if (!*slot(c, k, b)) {
-			while (k-- > b + 1)
-				slot_put(c, slot(c, k, b));
-			return 1;
-		}
-	}
-	if (b + 1 < c->nb)
-		c->col[b] = 1;
-	return 1;
-}
-
-/* Under the lock: rows [sa, sa+sm) of block b have their upper triangle in
- * the cache (when stored), rows [a, a+m) are written.  A cached block is
- * let go at the later of its two ends: its column (block b) all stored,
- * its rows (block r) all written. */
-static void rows_done(const struct pe_similarity *s, size_t b, uint64_t sa, size_t sm,
-		      int stored, uint64_t a, size_t m)
-{
-	struct pe_sim_cache *c = s->cache;
-	uint64_t i;
-	size_t k;
-
-	for (i = sa; stored && i < sa + sm; i++) {
-		if (!c->stored[i]) {
-			c->stored[i] = 1;
-			c->nstored[b]++;
-		}
-	}
-	for (i = a; i < a + m; i++) {
-		if (!c->read[i]) {
-			c->read[i] = 1;
-			c->nread[b]++;
-		}
-	}
-	if (c->nread[b] == block_rows_of(s, b))
-		for (k = b > c->band ? b - c->band : 0; k < b; k++)
-			if (c->nstored[k] == block_rows_of(s, k))
-				slot_put(c, slot(c, b, k));
-	if (c->nstored[b] == block_rows_of(s, b))
-		for (k = b + 1; slot(c, k, b); k++)
-			if (c->nread[k] == block_rows_of(s, k))
-				slot_put(c, slot(c, k, b));
-}
-
-/* Before rows of block b are computed: make room for b's column once, and
- * take (under the lock) the complete blocks rows of b can copy (from[t]:
- * column block b - 1 - t) and the blocks they store into (to[t]: row block
- * b + 1 + t, NULL when let go), t < band.  The first rows of b to get here
- * let go the blocks whose rows have been taken on already (by another
- * worker, or by a fill out of order): those rows compute them.  Later
- * slices of b take what is left as it is: with the pump's ring, rows of a
- * later block may begin between two slices of b, and a block let go then
- * could still have a writer among b's earlier slices (it is let go in
- * rows_done() instead, once b's column is stored).  Returns whether b's
- * upper triangle is stored at all. */
-static int capture(const struct pe_similarity *s, size_t b, const float **from, float **to)
-{
-	struct pe_sim_cache *c = s->cache;
-	size_t k, t;
-	float **p;
-	int storing, first;
-
-	pthread_mutex_lock(&c->mu);
-	c->begun[b] = 1;
-	first = reserve_column(s, b);
-	storing = c->col[b] == 1;
-	for (t = 0; t < c->band && t < b; t++)
-		if (c->nstored[b - 1 - t] == block_rows_of(s, b - 1 - t))
-			from[t] = *slot(c, b, b - 1 - t);
-	for (k = b + 1, t = 0; storing && (p = slot(c, k, b)) != NULL; k++, t++) {
-		if (first && c->begun[k])
-			slot_put(c, p);
-		else
-			to[t] = *p;
-	}
-	pthread_mutex_unlock(&c->mu);
-	return storing;
 }
 
 /* Rows [a, a+m) inside block b into out (rows of n). */
 static int block_rows(const struct pe_similarity *s, size_t b, uint64_t a, size_t m, float *out,
 		      struct pe_error *err)
 {
-	struct pe_sim_cache *c = s->cache;
-	size_t n = (size_t)s->n, k, t, i, band = c->band;
+	size_t n = (size_t)s->n, k, t, i, band = pe_simcache_band(s->cache), nb = blocks(s);
 	uint64_t start = (uint64_t)b * s->block, bb = block_rows_of(s, b), run0, nexact = 0;
-	const float **from = calloc(band, sizeof *from);
-	float **to = calloc(band, sizeof *to);
-	double *wide = s->x ? NULL : malloc(m * (size_t)s->d * sizeof *wide);
+	struct pe_sim_scratch *sc = scratch_get(s);
+	const float **from;
+	float **to;
 	const double *xa;
-	int storing = 0, rc = -1;
+	int storing;
 
-	if (!from || !to || (!s->x && !wide)) {
-		pe_fail(err, PE_ERR_NOMEM, "out of memory");
-		goto out;
-	}
-	xa = rows_d(s, a, m, wide);
-	storing = capture(s, b, from, to);
+	if (!sc)
+		return pe_fail(err, PE_ERR_NOMEM, "out of memory for a block of %zu rows", s->block);
+	from = sc->from;
+	to = sc->to;
+	xa = rows_d(s, a, m, sc->rows);
+	storing = pe_simcache_take(s->cache, b, from, to);
 	/* earlier columns: cached blocks (within the band) copied, runs of the
 	 * others computed */
 	run0 = 0;
@@ -810,8 +490,7 @@ static int block_rows(const struct pe_similarity *s, size_t b, uint64_t a, size_
 
 		if (k < b && !f)
 			continue;
-		if (compute(s, a, m, xa, run0, kc, out + run0, n, &nexact, err) != 0)
-			goto out;
+		compute(s, a, m, xa, run0, kc, out + run0, n, sc, &nexact);
 		if (k < b) {
 			uint64_t kr = block_rows_of(s, k);
 
@@ -822,26 +501,18 @@ static int block_rows(const struct pe_similarity *s, size_t b, uint64_t a, size_
 		}
 	}
 	/* this block's column onwards */
-	if (compute(s, a, m, xa, start, s->n, out + start, n, &nexact, err) != 0)
-		goto out;
-	for (t = 0; storing && t < band && b + 1 + t < c->nb; t++) {
+	compute(s, a, m, xa, start, s->n, out + start, n, sc, &nexact);
+	for (t = 0; storing && t < band && b + 1 + t < nb; t++) {
 		uint64_t kc = (uint64_t)(b + 1 + t) * s->block, kr = block_rows_of(s, b + 1 + t);
 
 		if (!to[t])
 			continue;	/* begun already: let go */
 		transpose(out + kc, m, (size_t)kr, n, to[t] + (a - start), (size_t)bb);
 	}
-	rc = 0;
-out:
-	pthread_mutex_lock(&c->mu);
-	if (rc == 0)
-		rows_done(s, b, a, m, storing, a, m);
-	c->exact_count += nexact;
-	pthread_mutex_unlock(&c->mu);
-	free(wide);
-	free(from);
-	free(to);
-	return rc;
+	pe_simcache_done(s->cache, b, a, m, storing, a, m);
+	atomic_fetch_add(s->exact_count, nexact);
+	scratch_put(s, sc);
+	return 0;
 }
 
 /* float32: the values of block p's rows x block q's columns into g (row
@@ -868,23 +539,24 @@ static void f32_pair(const struct pe_similarity *s, size_t p, size_t q, float *g
 static int f32_block(const struct pe_similarity *s, size_t b, uint64_t a, size_t m, float *out,
 		     struct pe_error *err)
 {
-	struct pe_sim_cache *c = s->cache;
-	size_t n = (size_t)s->n, nb = c->nb, k, i, j, lds;
+	size_t n = (size_t)s->n, nb = blocks(s), band = pe_simcache_band(s->cache), k, i, j, lds;
 	uint64_t start = (uint64_t)b * s->block, bb = block_rows_of(s, b), kr, kc;
 	size_t lo = (size_t)(a - start);
-	const float **from = calloc(c->band, sizeof *from), *f, *src;
-	float **to = calloc(c->band, sizeof *to), *g = malloc(s->block * s->block * sizeof *g), *tk;
-	int storing = 0, rc = -1, whole = lo == 0 && m == bb;
+	struct pe_sim_scratch *sc = scratch_get(s);
+	const float **from, *f, *src;
+	float **to, *g, *tk;
+	int storing, whole = lo == 0 && m == bb;
 
-	if (!from || !to || !g) {
-		pe_fail(err, PE_ERR_NOMEM, "out of memory");
-		goto out;
-	}
-	storing = capture(s, b, from, to);
+	if (!sc)
+		return pe_fail(err, PE_ERR_NOMEM, "out of memory for a block of %zu rows", s->block);
+	from = sc->from;
+	to = sc->to;
+	g = sc->gf;
+	storing = pe_simcache_take(s->cache, b, from, to);
 	for (k = 0; k < b; k++) {
 		kc = (uint64_t)k * s->block;
 		kr = block_rows_of(s, k);
-		f = b - k <= c->band ? from[b - 1 - k] : NULL;
+		f = b - k <= band ? from[b - 1 - k] : NULL;
 		if (f) {
 			for (i = 0; i < m; i++)
 				memcpy(out + i * n + kc, f + (lo + i) * kr, (size_t)kr * sizeof(float));
@@ -912,21 +584,13 @@ static int f32_block(const struct pe_similarity *s, size_t b, uint64_t a, size_t
 			src = g;
 			lds = kr;
 		}
-		tk = k - b <= c->band ? to[k - b - 1] : NULL;
+		tk = k - b <= band ? to[k - b - 1] : NULL;
 		if (tk)
 			transpose(src, bb, kr, lds, tk, bb);
 	}
-	rc = 0;
-out:
-	if (rc == 0) {
-		pthread_mutex_lock(&c->mu);
-		rows_done(s, b, start, (size_t)bb, storing, a, m);
-		pthread_mutex_unlock(&c->mu);
-	}
-	free(from);
-	free(to);
-	free(g);
-	return rc;
+	pe_simcache_done(s->cache, b, start, (size_t)bb, storing, a, m);
+	scratch_put(s, sc);
+	return 0;
 }
 
 static int sim_fill(const void *ctx, uint64_t r0, size_t nrows, void *out, struct pe_error *err)
@@ -956,12 +620,10 @@ int pe_similarity_tensor(struct pe_similarity *s, struct pe_tensor *t, struct pe
 
 	if (pe_tensor_init(t, "similarity", PE_F32, sim_fill, s, 1, 2, shape, err) != 0)
 		return -1;
-	t->block_rows = s->block;
-	if (s->p.precision == PE_SIM_FLOAT32) {
-		/* each worker a whole block of the grid */
-		t->block_rows = s->block * (size_t)(s->p.threads > 1 ? s->p.threads : 1);
-		t->slice_grain = s->block;
-	}
+	/* each worker a whole block of the grid: float32's values are defined
+	 * by it, and exact's GEMM calls keep all of a block's rows */
+	t->block_rows = s->block * (size_t)(s->p.threads > 1 ? s->p.threads : 1);
+	t->slice_grain = s->block;
 	return 0;
 }
 

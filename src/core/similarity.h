@@ -39,14 +39,15 @@
  * being threads times larger) -- O(n d), never O(n^2); blocks
  * near the diagonal are kept first (they are let go soonest).  Besides,
  * the rows written pass through the pump's slots (three, or two when a
- * block exceeds 4 MiB) of one row block each: max(4 MiB, 64 n bytes) in
- * exact precision, threads times max(32 MiB, 256 n bytes) in float32 (a
- * block of the grid per worker).
+ * block exceeds 4 MiB) of threads blocks of the grid each (a block per
+ * worker): a block is 4 MiB of rows in exact precision, or 128 rows where
+ * that is more, up to 8 MiB (at least 16 rows: 64 n bytes); max(32 MiB,
+ * 256 n bytes) in float32.
  */
 #ifndef PE_SIMILARITY_H
 #define PE_SIMILARITY_H
 
-#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "core/err.h"
@@ -56,8 +57,9 @@
 enum pe_metric { PE_METRIC_COSINE, PE_METRIC_DOT, PE_METRIC_EUCLIDEAN };
 enum pe_sim_precision { PE_SIM_EXACT, PE_SIM_FLOAT32 };
 
-/* exact precision: aim for row blocks of this size (4 MiB: the pump keeps
- * three in flight; larger blocks only cost memory, measured) */
+/* exact precision: aim for row blocks of this size (larger blocks only
+ * cost memory, measured at 4096 rows; see GEMM_ROWS in similarity.c for
+ * more rows) */
 #define PE_SIM_BLOCK_BYTES ((size_t)4 << 20)
 #define PE_SIM_CACHE_MIN ((size_t)64 << 20)
 
@@ -65,12 +67,13 @@ struct pe_similarity_params {
 	enum pe_metric metric;
 	int center;
 	enum pe_sim_precision precision;
-	int threads;		/* the pump's workers (float32: blocks per pump block) */
+	int threads;		/* the pump's workers: blocks per pump block */
 	size_t cache_bytes;	/* budget for kept blocks; 0: the default above */
 };
 
 struct pe_sim_row;
-struct pe_sim_cache;
+struct pe_simcache;
+struct pe_sim_spares;
 
 struct pe_similarity {
 	struct pe_similarity_params p;
@@ -84,7 +87,9 @@ struct pe_similarity {
 	struct pe_sim_row *row;
 	int exact_inputs;	/* exact, xf holds the rows: products are exact */
 	double e_cos, e_dot, e_euc;
-	struct pe_sim_cache *cache;
+	struct pe_simcache *cache;	/* core/simcache.h */
+	atomic_uint_least64_t *exact_count;	/* shared by the fills (ctx is const) */
+	struct pe_sim_spares *spares;	/* the workers' buffers, kept */
 };
 
 /* "cosine", "dot", "euclidean" (enum order, NULL-terminated). */

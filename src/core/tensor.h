@@ -32,8 +32,10 @@ enum pe_dtype { PE_F32, PE_I32 };
 /* Bytes per element of a dtype. */
 size_t pe_dtype_size(enum pe_dtype d);
 
-/* Fill rows [r0, r0 + nrows) into out.  Must be safe to call concurrently on
- * disjoint ranges when the tensor is marked parallel.  ctx must outlive
+/* Fill rows [r0, r0 + nrows) into out.  When the tensor is marked parallel,
+ * fill must be deterministic (the same values whichever rows were filled
+ * before) and safe to call concurrently on disjoint ranges; it may keep
+ * state behind ctx (similarity's block cache does).  ctx must outlive
  * every pump of the tensor.  Returns 0 or -1. */
 typedef int (*pe_fill_fn)(const void *ctx, uint64_t r0, size_t nrows,
 			  void *out, struct pe_error *err);
@@ -46,7 +48,8 @@ struct pe_tensor {
 	uint64_t rows, cols;	/* the streaming view */
 	pe_fill_fn fill;
 	const void *ctx;
-	int parallel;		/* fill is a pure function of the row index */
+	int parallel;		/* fill is deterministic, and safe to call
+				 * concurrently on disjoint ranges */
 	size_t block_rows;	/* 0: blocks of about PE_BLOCK_BYTES (core/pipeline.h);
 				 * else exactly this many rows per block, block edges
 				 * at multiples of it (for fills that work on a grid) */

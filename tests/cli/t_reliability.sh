@@ -283,3 +283,34 @@ for n in 1 3; do
 	check "similarity -f json, an inf met while computing, $n threads: the first, nothing left" eval \
 		'[ $status -eq 1 ] && [ -z "$(ls -A "$R/lim")" ] && [ "$(sed -n 2p "$T/err")" = "posenc: similarity: json cannot hold an infinity (tensor '"'similarity'"', row 0, column 1); use csv, raw, npy or safetensors" ]'
 done
+
+# similarity under `ulimit -v` (reliability-2 finding 2): OpenBLAS before
+# 0.3.30 retries a buffer it cannot map for ever, so 150 MB used to spin at
+# 100 % CPU; now one line naming the limit, exit 1, at once, nothing
+# written.  A limit that holds the buffers (128 MiB a thread) still works.
+# Not under valgrind, nor with ASan (its shadow memory needs terabytes of
+# address space, so no ASan binary starts under ulimit -v).
+if [ -n "$VALGRIND" ] || grep -q __asan_init "$POSENC" 2>/dev/null; then
+	echo "t_reliability.sh: ulimit -v checks skipped (valgrind or ASan)"
+else
+	"$POSENC" similarity sinusoidal -n 64 -d 16 --threads 1 -f raw -o "$R/av-free.f32" 2>/dev/null
+	for th in 1 3; do
+		rm -rf "$T/eo" && mkdir "$T/eo"
+		(ulimit -v 150000; exec timeout 20 "$POSENC" similarity sinusoidal -n 64 -d 16 --threads $th \
+			-f raw -o "$T/eo/s.f32") >"$T/out" 2>"$T/err" </dev/null
+		status=$?
+		check "ulimit -v 150000, $th threads: exit 1 within 20 s, one line naming the limit and the need" \
+			status_msg 1 similarity "not enough address space for OpenBLAS (ulimit -v is 150000 KiB; it needs about [0-9]* KiB, with 128 MiB for "
+		check "ulimit -v 150000, $th threads: nothing but that line" eval \
+			'err_is 1 similarity "not enough address space for OpenBLAS" && [ ! -s "$T/out" ] && [ -z "$(ls -A "$T/eo")" ]'
+	done
+	for lim in "400000 1" "800000 2"; do
+		set -- $lim
+		rm -f "$R/av.f32"
+		(ulimit -v "$1"; exec timeout 20 "$POSENC" similarity sinusoidal -n 64 -d 16 --threads "$2" \
+			-f raw -o "$R/av.f32") >"$T/out" 2>"$T/err" </dev/null
+		status=$?
+		check "ulimit -v $1, $2 threads: the similarity, as without a limit" \
+			eval '[ "$status" -eq 0 ] && same_output "$R/av.f32" "$R/av-free.f32"'
+	done
+fi

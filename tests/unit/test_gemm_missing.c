@@ -19,7 +19,7 @@ static void test_missing_library(void **state)
 	for (i = 0; i < 2; i++) {
 		err.code = PE_OK;
 		err.msg[0] = '\0';
-		assert_int_equal(pe_gemm_init(&err), -1);
+		assert_int_equal(pe_gemm_init(1, &err), -1);
 		assert_int_equal(err.code, PE_ERR_IO);
 		assert_non_null(strstr(err.msg, "cannot load OpenBLAS: "));
 		assert_non_null(strstr(err.msg, "libposenc-test-no-such-blas.so.0"));
