@@ -27,7 +27,7 @@
 #include "core/tensor.h"
 #include "core/torch32.h"
 
-#define PE_GEN_MAX_TENSORS 4
+#define PE_GEN_MAX_TENSORS 24
 
 struct pe_gen_kind;
 

@@ -23,7 +23,8 @@ struct rope_opts {
 	double attention_factor, low_freq_factor, high_freq_factor;
 	uint64_t rotary_dim, original_max_positions, seq_len;
 	struct pe_reals short_factor, long_factor;
-	const char *from_config;
+	const char *from_config, *layer_type;
+	uint64_t layer;
 };
 
 #define O(f) offsetof(struct rope_opts, f)
@@ -86,30 +87,41 @@ static const struct pe_optdef rows[] = {
 	{ PE_REALS("long-factor", 0, "LIST", O(long_factor), LIST_MOST,
 		   "longrope: R/2 factors, used when seq-len > L0"), .applies = S(LONGROPE) },
 	{ PE_FILE("from-config", 0, "FILE", O(from_config),
-		  "read a Hugging Face config.json; options override it") },
+		  "read a Hugging Face config.json as transformers 5.18 does;\n"
+		  "options override it; without -n, N is its max_position_embeddings") },
+	{ PE_TEXT("layer-type", 0, "NAME", O(layer_type),
+		  "--from-config: the RoPE of this layer type (full_attention, ...)") },
+	{ PE_U64("layer", 0, "K", O(layer), 0, (uint64_t)1 << 40,
+		 "--from-config: the RoPE of layer K (0-based)") },
 	{ 0 }
 };
 #undef S
 
 struct rope_state {
-	struct pe_rope rope;
 	struct pe_hfconfig cfg;
+	size_t n;			/* layer types built */
+	struct pe_rope rope[PE_HF_MAX_TYPES];
+	char keys[PE_HF_MAX_TYPES][PE_HF_NAME_MAX];	/* the meta's keys for them */
+	const struct pe_hfrope *cur;	/* the type being built, for messages */
 };
 
 static void free_rope(void *p)
 {
 	struct rope_state *st = p;
+	size_t i;
 
-	pe_rope_free(&st->rope);
+	for (i = 0; i < st->n; i++)
+		pe_rope_free(&st->rope[i]);
 	pe_hfconfig_free(&st->cfg);
 	free(st);
 }
 
-static void apply_config(const struct pe_hfconfig *c, struct pe_rope_params *p)
+static void apply_config(const struct pe_hfconfig *h, const struct pe_hfrope *c,
+			 struct pe_rope_params *p)
 {
 	p->theta = c->theta;
 	p->scaling = c->scaling;
-	if (c->interleaved)
+	if (h->interleaved)
 		p->layout = PE_LAYOUT_INTERLEAVED;
 	if (c->factor > 0)
 		p->factor = c->factor;
@@ -134,16 +146,23 @@ static void apply_config(const struct pe_hfconfig *c, struct pe_rope_params *p)
 	p->nlong = c->nlong;
 }
 
-static const char *config_key(const void *cfg, const char *param)
+static const char *config_key(const void *rope, const char *param)
 {
-	return pe_hfconfig_key(cfg, param);
+	return pe_hfconfig_key(rope, param);
 }
 
 /* A warning about parameters, named as core's errors are (cli/param.h). */
 static void warn_param(const struct pe_gen *g, const struct rope_opts *o,
 		       const struct rope_state *st, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 4, 5)))
+#endif
+	;
+
+static void warn_param(const struct pe_gen *g, const struct rope_opts *o,
+		       const struct rope_state *st, const char *fmt, ...)
 {
-	struct pe_param_file file = { o->from_config, config_key, &st->cfg };
+	struct pe_param_file file = { o->from_config, config_key, st->cur };
 	struct pe_error w = { PE_ERR_PARAM, "" };
 	va_list ap;
 
@@ -206,21 +225,22 @@ static int apply_options(struct pe_gen *g, const struct rope_opts *o, struct pe_
 
 /* head dim and rotary width: -d, else the config; --rotary-dim or
  * --partial-rotary-factor, else the config's, else all of the head */
-static int rotary_width(struct pe_gen *g, const struct rope_opts *o, const struct pe_hfconfig *c,
+static int rotary_width(struct pe_gen *g, const struct rope_opts *o, const struct pe_hfrope *c,
 			uint64_t *head_dim, struct pe_rope_params *p, struct pe_error *err)
 {
 	const char *cfgpath = o->from_config;
 	const char *rd = pe_gen_given(g, &o->rotary_dim);
 	const char *pf = pe_gen_given(g, &o->partial_rotary_factor);
 	int dim_given = pe_gen_given(g, &g->dim) != NULL;
-	double f = cfgpath ? c->partial_rotary_factor : 1.0;
+	double f = cfgpath && !c->partial_ignored ? c->partial_rotary_factor : 1.0;
 	uint64_t D = g->dim, R;
 
 	if (cfgpath && !dim_given) {
 		if (c->head_dim == 0)
 			return pe_fail(err, PE_ERR_DATA,
-				       "%s: no head_dim, nor hidden_size and num_attention_heads (give -d)",
-				       cfgpath);
+				       "%s: no %s, nor hidden_size and num_attention_heads (give -d)",
+				       cfgpath, c->src[PE_HF_HEAD_DIM].key[0] ? c->src[PE_HF_HEAD_DIM].key
+									: "head_dim");
 		D = c->head_dim;
 	}
 	*head_dim = D;
@@ -320,77 +340,218 @@ static void record_meta(struct pe_gen *g, const struct pe_rope *r, const char *t
 	pe_meta_num(m, "attention_factor", r->attention);
 }
 
+/* The layer types to build: --layer-type, --layer, the one type, or all of
+ * them for --table all; a config with several and no choice is refused,
+ * naming them. */
+static int choose_types(struct pe_gen *g, const struct rope_opts *o, struct rope_state *st,
+			int all, int *first, int *last, struct pe_error *err)
+{
+	const struct pe_hfconfig *c = &st->cfg;
+	char list[768], layers[256];
+	size_t n = 0, t;
+	int k;
+
+	if (!o->from_config) {
+		if (o->layer_type || pe_gen_given(g, &o->layer))
+			return pe_fail(err, PE_ERR_USAGE, "--%s applies to --from-config only",
+				       o->layer_type ? "layer-type" : "layer");
+		*first = *last = 0;
+		return 0;
+	}
+	if (o->layer_type && pe_gen_given(g, &o->layer))
+		return pe_fail(err, PE_ERR_USAGE, "give --layer-type or --layer, not both");
+	list[0] = '\0';
+	for (t = 0; t < c->ntypes && n < sizeof list; t++)
+		n += (size_t)snprintf(list + n, sizeof list - n, "%s%s%s%s%s", t ? "; " : "",
+				      c->rope[t].name, c->nlayers ? " (layers " : "",
+				      c->nlayers ? pe_hfconfig_layers_of(c, (int)t, layers, sizeof layers)
+						 : "", c->nlayers ? ")" : "");
+	if (o->layer_type) {
+		k = pe_hfconfig_type(c, o->layer_type);
+		if (k < 0 && c->ntypes == 1 && !c->rope[0].name[0] && c->nkinds) {
+			/* a flat dict: every layer type with RoPE has it */
+			for (t = 0; t < c->nkinds; t++)
+				if (strcmp(c->kinds[t], o->layer_type) == 0)
+					k = 0;
+		}
+		if (k < 0)
+			return pe_fail(err, PE_ERR_USAGE, "--layer-type '%s' is not a RoPE layer type of %s (%s)",
+				       o->layer_type, o->from_config,
+				       c->rope[0].name[0] ? list : "it has one RoPE for every layer");
+		*first = *last = k;
+		return 0;
+	}
+	if (pe_gen_given(g, &o->layer)) {
+		k = pe_hfconfig_layer(c, o->layer);
+		if (k == -2)
+			return pe_fail(err, PE_ERR_USAGE, "--layer %llu: %s describes %llu layers (0 to %llu)",
+				       (unsigned long long)o->layer, o->from_config,
+				       (unsigned long long)c->nlayers,
+				       (unsigned long long)(c->nlayers ? c->nlayers - 1 : 0));
+		if (k == -1)
+			return pe_fail(err, PE_ERR_USAGE, "--layer %llu of %s has no RoPE (a NoPE layer: %s)",
+				       (unsigned long long)o->layer, o->from_config,
+				       pe_hfconfig_layers_of(c, -1, layers, sizeof layers));
+		*first = *last = k;
+		return 0;
+	}
+	if (c->ntypes == 1 || all) {
+		*first = 0;
+		*last = (int)c->ntypes - 1;
+		return 0;
+	}
+	return pe_fail(err, PE_ERR_USAGE,
+		       "%s has %zu RoPE layer types: %s; give --layer-type NAME or --layer K (or --table all)",
+		       o->from_config, c->ntypes, list);
+}
+
+/* Warnings about what the file says, as transformers would give them. */
+static void config_warnings(struct pe_gen *g, const struct rope_opts *o, struct rope_state *st)
+{
+	const struct pe_hfconfig *c = &st->cfg;
+	size_t i;
+
+	if (c->duplicates)
+		pe_msg_warn("%s: '%s'%s is written more than once; using the last value, as Python's json (and so transformers) does",
+			    o->from_config, c->duplicate, c->duplicates > 1 ? " (and other keys)" : "");
+	for (i = 0; i < c->nwarn; i++)
+		pe_msg_warn("%s", c->warn[i]);
+	if (c->has_rope && c->model_type[0] && !c->family_known && strcmp(c->model_type, "gptj") != 0)
+		pe_msg_warn("%s: model_type '%s' is not a family of transformers %s with rotary embeddings: read with its generic rules",
+			    o->from_config, c->model_type, "5.18");
+	(void)g;
+}
+
+/* One layer type's table(s) into g's tensors from index *nt. */
+static int build_type(struct pe_gen *g, const struct rope_opts *o, struct rope_state *st, int t,
+		      int multi, uint64_t *head_dim, struct pe_rope_params *out, struct pe_error *err)
+{
+	const char *cfgpath = o->from_config;
+	const struct pe_optdef *w;
+	struct pe_rope_params p;
+	struct pe_rope *r = &st->rope[st->n];
+	const struct pe_hfrope *c = cfgpath ? &st->cfg.rope[t] : NULL;
+	int table = o->table;
+	size_t k;
+	char which[96];
+
+	pe_rope_defaults(&p);
+	p.positions = g->positions;
+	st->cur = c;
+	if (c)
+		apply_config(&st->cfg, c, &p);
+	if (apply_options(g, o, &p, err) != 0)
+		return -1;
+	if (p.scaling == PE_ROPE_PROPORTIONAL && p.factor == 0)
+		p.factor = 1.0;	/* transformers: .get("factor", 1.0) */
+	if (rotary_width(g, o, c ? c : &st->cfg.rope[0], head_dim, &p, err) != 0)
+		return -1;
+	if ((w = pe_args_misplaced(g->args, rows, o, 1u << p.scaling)))
+		return pe_fail(err, PE_ERR_USAGE, "--%s applies to --scaling %s only", w->name,
+			       pe_opt_mask_names(w->applies, pe_rope_scaling_names, which,
+						 sizeof which));
+	st->n++;	/* freed with the state, failed or not */
+	if (pe_rope_init(r, &p, err) != 0) {
+		/* core names parameters: the file's keys, or the options */
+		struct pe_param_file file = { cfgpath, config_key, c };
+
+		pe_param_explain(err, g->args, &file);
+		return -1;
+	}
+	if (r->llama3_unordered)
+		warn_param(g, o, st, "{high_freq_factor} (%g) is not above {low_freq_factor} (%g): as transformers does (with a warning), frequencies whose wavelength exceeds L0 / low_freq_factor are divided by the factor and the others kept",
+			   p.high_freq_factor, p.low_freq_factor);
+	if (c && c->src[PE_HF_PARTIAL].origin == PE_HF_DEFAULT &&
+	    strcmp(st->cfg.model_type, "gpt_neox") == 0 && !pe_gen_given(g, &o->rotary_dim) &&
+	    !pe_gen_given(g, &o->partial_rotary_factor))
+		pe_msg_warn("%s: gpt_neox config without rotary_pct: using transformers' default 0.25 (rotary width %llu)",
+			    cfgpath, (unsigned long long)p.rotary_dim);
+	if (c && c->partial_ignored && !pe_gen_given(g, &o->rotary_dim) &&
+	    !pe_gen_given(g, &o->partial_rotary_factor))
+		pe_msg_warn("%s: %s %g is not read by model_type %s's default RoPE: transformers rotates the whole head (%llu)",
+			    cfgpath, c->src[PE_HF_PARTIAL].key, c->partial_rotary_factor,
+			    st->cfg.model_type, (unsigned long long)p.rotary_dim);
+	for (k = 0; k < (table == TABLE_ALL ? 3u : 1u); k++) {
+		static const enum pe_rope_table all[] = { PE_ROPE_COS, PE_ROPE_SIN, PE_ROPE_INV_FREQ };
+		struct pe_tensor *ten = &g->tensor[g->nt];
+
+		if (g->nt == PE_GEN_MAX_TENSORS)
+			return pe_fail(err, PE_ERR_USAGE, "at most %d tensors in one result",
+				       PE_GEN_MAX_TENSORS);
+		if (pe_rope_tensor(r, table == TABLE_ALL ? all[k] : (enum pe_rope_table)table, ten,
+				   err) != 0)
+			return -1;
+		if (multi) {
+			char name[sizeof ten->name];
+
+			snprintf(name, sizeof name, "%s.%s", ten->name, c->name);
+			memcpy(ten->name, name, sizeof name);
+		}
+		g->nt++;
+	}
+	*out = p;
+	return 0;
+}
+
+static void record_types(struct pe_gen *g, struct rope_state *st, int first, int last)
+{
+	char desc[256];
+	int t;
+
+	for (t = first; t <= last; t++) {
+		const struct pe_rope *r = &st->rope[t - first];
+
+		snprintf(st->keys[t - first], sizeof st->keys[0], "%s", st->cfg.rope[t].name);
+		snprintf(desc, sizeof desc, "%s, theta %.17g, rotary_dim %llu, attention_factor %.17g",
+			 pe_rope_scaling_name(r->p.scaling), r->p.theta,
+			 (unsigned long long)r->p.rotary_dim, r->attention);
+		pe_meta_str(&g->meta, st->keys[t - first], desc);
+	}
+}
+
 static int build(struct pe_gen *g, void *opts, struct pe_error *err)
 {
 	struct rope_opts *o = opts;
 	struct rope_state *st;
 	struct pe_rope_params p;
 	const char *cfgpath = o->from_config;
-	const struct pe_optdef *w;
-	int table = o->table;
+	int table = o->table, first = 0, last = 0, t;
 	uint64_t head_dim = 0;
-	char which[96];
 
+	pe_rope_defaults(&p);
 	st = calloc(1, sizeof *st);
 	if (!st)
 		return pe_fail(err, PE_ERR_NOMEM, "out of memory");
 	g->state = st;
 	g->free_state = free_rope;
-	pe_rope_defaults(&p);
-	p.positions = g->positions;
 	if (cfgpath) {
 		if (pe_hfconfig_read(cfgpath, &st->cfg, err) != 0)
 			return -1;
-		if (st->cfg.duplicates)
-			pe_msg_warn("%s: '%s'%s is written more than once; using the last value, as Python's json (and so transformers) does",
-				    cfgpath, st->cfg.duplicate,
-				    st->cfg.duplicates > 1 ? " (and other keys)" : "");
+		config_warnings(g, o, st);
 		if (!st->cfg.has_rope && !pe_gen_given(g, &o->theta))
 			return pe_fail(err, PE_ERR_DATA,
 				       "%s: no RoPE field (rope_theta, rope_scaling, rope_parameters, rotary_emb_base, rotary_pct, rotary_dim); give --theta to use it anyway",
 				       cfgpath);
-		apply_config(&st->cfg, &p);
-	}
-	if (apply_options(g, o, &p, err) != 0)
-		return -1;
-	if (p.scaling == PE_ROPE_PROPORTIONAL && p.factor == 0)
-		p.factor = 1.0;	/* transformers: .get("factor", 1.0) */
-	if (rotary_width(g, o, &st->cfg, &head_dim, &p, err) != 0)
-		return -1;
-	if ((w = pe_args_misplaced(g->args, rows, o, 1u << p.scaling)))
-		return pe_fail(err, PE_ERR_USAGE, "--%s applies to --scaling %s only", w->name,
-			       pe_opt_mask_names(w->applies, pe_rope_scaling_names, which,
-						 sizeof which));
-	if (pe_rope_init(&st->rope, &p, err) != 0) {
-		/* core names parameters: the file's keys, or the options */
-		struct pe_param_file file = { cfgpath, config_key, &st->cfg };
-
-		pe_param_explain(err, g->args, &file);
-		return -1;
-	}
-	if (st->rope.llama3_unordered)
-		warn_param(g, o, st, "{high_freq_factor} (%g) is not above {low_freq_factor} (%g): as transformers does (with a warning), frequencies whose wavelength exceeds L0 / low_freq_factor are divided by the factor and the others kept",
-			   p.high_freq_factor, p.low_freq_factor);
-	if (cfgpath && st->cfg.partial_default && !pe_gen_given(g, &o->rotary_dim) &&
-	    !pe_gen_given(g, &o->partial_rotary_factor))
-		pe_msg_warn("%s: gpt_neox config without rotary_pct: using transformers' default 0.25 (rotary width %llu)",
-			    cfgpath, (unsigned long long)p.rotary_dim);
-	if (table == TABLE_ALL) {
-		if (pe_rope_tensor(&st->rope, PE_ROPE_COS, &g->tensor[0], err) != 0 ||
-		    pe_rope_tensor(&st->rope, PE_ROPE_SIN, &g->tensor[1], err) != 0 ||
-		    pe_rope_tensor(&st->rope, PE_ROPE_INV_FREQ, &g->tensor[2], err) != 0)
-			return -1;
-		g->nt = 3;
+		if (!pe_gen_given(g, &g->positions) && st->cfg.max_positions)
+			g->positions = st->cfg.max_positions;
 	} else {
-		if (pe_rope_tensor(&st->rope, (enum pe_rope_table)table, &g->tensor[0], err) != 0)
-			return -1;
-		g->nt = 1;
+		st->cfg.ntypes = 1;
 	}
+	if (choose_types(g, o, st, table == TABLE_ALL, &first, &last, err) != 0)
+		return -1;
+	for (t = first; t <= last; t++)
+		if (build_type(g, o, st, t, last > first, &head_dim, &p, err) != 0)
+			return -1;
 	if (table == PE_ROPE_INV_FREQ)
 		g->xlabel = "frequency";	/* rows are frequencies, not positions */
 	else
 		g->row_origin = p.offset;
-	record_meta(g, &st->rope, tables[table], head_dim, cfgpath);
+	record_meta(g, &st->rope[0], tables[table], head_dim, cfgpath);
+	if (cfgpath && st->cfg.rope[first].name[0]) {
+		pe_meta_str(&g->meta, "layer_type", last > first ? "several" : st->cfg.rope[first].name);
+		if (last > first)
+			record_types(g, st, first, last);
+	}
 	return 0;
 }
 

@@ -1,6 +1,7 @@
 #include "io/hfconfig.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,306 +127,1040 @@ static int list(struct ctx *c, const cJSON *obj, const char *dict, const char *k
 	return 0;
 }
 
-/* What resolve() has found so far: the scaling dict and its name, and the
- * two places L0 may be given. */
-struct found {
-	const cJSON *root, *dict, *rp;
-	const char *dn;
-	uint64_t top_orig, dict_orig;
+/* ---- what each model family's config class does (transformers 5.18) ---- */
+
+enum { PE_HF_PARTIAL_IN_DEFAULT = 1, PE_HF_INTERLEAVED = 2 };
+
+struct family {
+	const char *model_type;
+	double theta, local;	/* default_theta (global and local, or one) */
+	double partial;		/* the partial_rotary_factor its class sets, 0: none */
+	unsigned flags;
+	const char *rope;	/* its default RoPE dict as JSON, NULL: {"rope_type": "default"} */
+	const char *ignore;	/* keys its validation ignores, space-separated, or NULL */
+	uint64_t max_positions;	/* its default max_position_embeddings, 0: none */
 };
 
-/* Any RoPE field at all, and model_type (GPT-NeoX and GPT-J differ). */
-static int model(struct ctx *c, struct found *f, struct pe_hfconfig *h)
+static const struct family families[] = {
+#include "io/hf_families.h"
+};
+
+/* How a class builds rope_parameters from the file (its
+ * convert_rope_params_to_dict), where it is not the generic mixin's. */
+enum style {
+	STYLE_GENERIC,		/* rope_scaling or rope_parameters; rope_theta fills the dict */
+	STYLE_GEMMA3,		/* {full, sliding}; rope_scaling -> full; rope_theta -> full,
+				 * rope_local_base_freq -> sliding */
+	STYLE_MODERNBERT,	/* {full, sliding}; rope_scaling -> both; global_rope_theta,
+				 * local_rope_theta */
+	STYLE_OLMO3,		/* {full, sliding}; rope_scaling -> full; rope_theta -> full,
+				 * the class default -> sliding (the key is popped once) */
+	STYLE_AS_GIVEN,		/* rope_parameters as given, or the class's (no legacy keys) */
+	STYLE_GPT_NEOX,		/* rotary_emb_base and rotary_pct (0.25) fill the dict */
+	STYLE_PHI3		/* partial 1.0; su and yarn become longrope; the class's
+				 * original_max_position_embeddings (4096) overrides the dict's */
+};
+
+/* Which layers are of which type when the file has no layer_types. */
+enum layers {
+	LAYERS_NONE,
+	LAYERS_PATTERN,		/* sliding unless (i + 1) % P == 0 */
+	LAYERS_PATTERN_LAST,	/* the same, and the last layer full (Gemma 4) */
+	LAYERS_EVERY_N,		/* full when i % N == 0 (ModernBERT) */
+	LAYERS_NO_ROPE,		/* no_rope_layers (Llama 4, SmolLM3) */
+	LAYERS_WINDOW		/* sliding when i >= max_window_layers (Qwen3) */
+};
+
+/* NoPE layers. */
+enum nope {
+	NOPE_NONE,
+	NOPE_LIST,		/* no_rope_layers[i] == 0 (Llama 4, SmolLM3) */
+	NOPE_NOT_SLIDING	/* every layer but sliding ones (Cohere 2) */
+};
+
+static const struct rule {
+	const char *model_type;
+	enum style style;
+	enum layers layers;
+	const char *key;	/* the pattern's (or N's, or interval's) key */
+	unsigned fixed;		/* its default */
+	enum nope nope;
+} rules[] = {
+	{ "gemma2", STYLE_GENERIC, LAYERS_PATTERN, NULL, 2, NOPE_NONE },
+	{ "gemma3_text", STYLE_GEMMA3, LAYERS_PATTERN, "sliding_window_pattern", 6, NOPE_NONE },
+	{ "gemma3n_text", STYLE_GEMMA3, LAYERS_PATTERN, NULL, 5, NOPE_NONE },
+	{ "t5gemma2_text", STYLE_GEMMA3, LAYERS_NONE, NULL, 0, NOPE_NONE },
+	{ "t5gemma2_decoder", STYLE_GEMMA3, LAYERS_NONE, NULL, 0, NOPE_NONE },
+	{ "gemma4_text", STYLE_AS_GIVEN, LAYERS_PATTERN_LAST, NULL, 6, NOPE_NONE },
+	{ "gemma4_unified_text", STYLE_AS_GIVEN, LAYERS_PATTERN_LAST, NULL, 6, NOPE_NONE },
+	{ "diffusion_gemma_text", STYLE_AS_GIVEN, LAYERS_NONE, NULL, 0, NOPE_NONE },
+	{ "laguna", STYLE_AS_GIVEN, LAYERS_NONE, NULL, 0, NOPE_NONE },
+	{ "mellum", STYLE_AS_GIVEN, LAYERS_NONE, NULL, 0, NOPE_NONE },
+	{ "mimo_v2_flash", STYLE_AS_GIVEN, LAYERS_NONE, NULL, 0, NOPE_NONE },
+	{ "modernbert", STYLE_MODERNBERT, LAYERS_EVERY_N, "global_attn_every_n_layers", 3,
+	  NOPE_NONE },
+	{ "modernbert-decoder", STYLE_MODERNBERT, LAYERS_NONE, NULL, 0, NOPE_NONE },
+	{ "olmo3", STYLE_OLMO3, LAYERS_NONE, NULL, 0, NOPE_NONE },
+	{ "gpt_oss", STYLE_GENERIC, LAYERS_PATTERN, NULL, 2, NOPE_NONE },
+	{ "cohere2", STYLE_GENERIC, LAYERS_PATTERN, "sliding_window_pattern", 4, NOPE_NOT_SLIDING },
+	{ "llama4_text", STYLE_GENERIC, LAYERS_NO_ROPE, "no_rope_layer_interval", 4, NOPE_LIST },
+	{ "smollm3", STYLE_GENERIC, LAYERS_NO_ROPE, "no_rope_layer_interval", 4, NOPE_LIST },
+	{ "qwen3", STYLE_GENERIC, LAYERS_WINDOW, "max_window_layers", 28, NOPE_NONE },
+	{ "gpt_neox", STYLE_GPT_NEOX, LAYERS_NONE, NULL, 0, NOPE_NONE },
+	{ "gpt_neox_japanese", STYLE_GPT_NEOX, LAYERS_NONE, NULL, 0, NOPE_NONE },
+	{ "phi3", STYLE_PHI3, LAYERS_NONE, NULL, 0, NOPE_NONE },
+	{ "phi4_multimodal", STYLE_PHI3, LAYERS_NONE, NULL, 0, NOPE_NONE },
+};
+
+static const struct rule generic_rule = { "", STYLE_GENERIC, LAYERS_NONE, NULL, 0, NOPE_NONE };
+
+const char *const pe_hf_param_names[] = {
+	"theta", "scaling", "factor", "original_max_positions", "attention_factor", "beta_fast",
+	"beta_slow", "mscale", "mscale_all_dim", "truncate", "low_freq_factor",
+	"high_freq_factor", "short_factor", "long_factor", "partial_rotary_factor", "head_dim",
+	"llama_4_scaling_beta"
+};
+
+/* The key each parameter has in a RoPE dict. */
+static const char *const dict_names[] = {
+	"rope_theta", "rope_type", "factor", "original_max_position_embeddings",
+	"attention_factor", "beta_fast", "beta_slow", "mscale", "mscale_all_dim", "truncate",
+	"low_freq_factor", "high_freq_factor", "short_factor", "long_factor",
+	"partial_rotary_factor", "head_dim", "llama_4_scaling_beta"
+};
+
+static const struct family *family_of(const char *model_type)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof families / sizeof families[0]; i++)
+		if (strcmp(families[i].model_type, model_type) == 0)
+			return &families[i];
+	return NULL;
+}
+
+static const struct rule *rule_of(const char *model_type)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof rules / sizeof rules[0]; i++)
+		if (strcmp(rules[i].model_type, model_type) == 0)
+			return &rules[i];
+	return &generic_rule;
+}
+
+/* ---- the dicts, built as transformers builds them ---- */
+
+/* A value set by transformers rather than read at its place in the file:
+ * where it came from (a key of the file, or a default). */
+struct mark {
+	const cJSON *dict;
+	char key[40];
+	enum pe_hf_origin origin;
+	char src[112];
+};
+
+struct build {
+	struct ctx *c;
+	struct pe_hfconfig *h;
+	const cJSON *text;		/* the text model's config */
+	const struct family *fam;
+	const struct rule *rule;
+	cJSON *rp;			/* rope_parameters as transformers ends up with */
+	char rp_path[64];		/* where its keys are written in the file */
+	struct mark marks[64];
+	size_t nmarks;
+	char (*types)[PE_HF_NAME_MAX];	/* layer_types, nlayers of them */
+	uint64_t nlayers;
+	int *no_rope;			/* no_rope_layers, or NULL */
+};
+
+static void mark(struct build *b, const cJSON *dict, const char *key, enum pe_hf_origin o,
+		 const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 5, 6)))
+#endif
+	;
+
+static void mark(struct build *b, const cJSON *dict, const char *key, enum pe_hf_origin o,
+		 const char *fmt, ...)
+{
+	struct mark *m;
+	va_list ap;
+
+	if (b->nmarks == sizeof b->marks / sizeof b->marks[0])
+		return;
+	m = &b->marks[b->nmarks++];
+	m->dict = dict;
+	snprintf(m->key, sizeof m->key, "%s", key);
+	m->origin = o;
+	va_start(ap, fmt);
+	vsnprintf(m->src, sizeof m->src, fmt, ap);
+	va_end(ap);
+}
+
+static const struct mark *marked(const struct build *b, const cJSON *dict, const char *key)
+{
+	size_t i;
+
+	for (i = b->nmarks; i-- > 0;)
+		if (b->marks[i].dict == dict && strcmp(b->marks[i].key, key) == 0)
+			return &b->marks[i];
+	return NULL;
+}
+
+static int nomem(struct build *b)
+{
+	return pe_fail(b->c->err, PE_ERR_NOMEM, "out of memory");
+}
+
+/* dict.setdefault(key, copy of v) (v NULL: no-op); the value's origin. */
+static int setdefault(struct build *b, cJSON *dict, const char *key, const cJSON *v,
+		      enum pe_hf_origin o, const char *src)
+{
+	cJSON *copy;
+
+	if (!v || cJSON_GetObjectItemCaseSensitive(dict, key))
+		return 0;
+	copy = cJSON_Duplicate(v, 1);
+	if (!copy || !cJSON_AddItemToObject(dict, key, copy)) {
+		cJSON_Delete(copy);
+		return nomem(b);
+	}
+	mark(b, dict, key, o, "%s", src);
+	return 0;
+}
+
+static int setdefault_number(struct build *b, cJSON *dict, const char *key, double v,
+			     enum pe_hf_origin o, const char *src)
+{
+	cJSON *n = cJSON_CreateNumber(v);
+	int rc;
+
+	if (!n)
+		return nomem(b);
+	rc = setdefault(b, dict, key, n, o, src);
+	cJSON_Delete(n);
+	return rc;
+}
+
+/* dict.update(other): other's keys keep their own place in the file. */
+static int update(struct build *b, cJSON *dict, const cJSON *other, const char *other_path)
+{
+	const cJSON *m;
+
+	cJSON_ArrayForEach(m, other) {
+		cJSON *copy = cJSON_Duplicate(m, 1);
+
+		if (!copy)
+			return nomem(b);
+		if (cJSON_GetObjectItemCaseSensitive(dict, m->string))
+			cJSON_ReplaceItemInObjectCaseSensitive(dict, m->string, copy);
+		else if (!cJSON_AddItemToObject(dict, m->string, copy)) {
+			cJSON_Delete(copy);
+			return nomem(b);
+		}
+		mark(b, dict, m->string, PE_HF_GIVEN, "%s.%s", other_path, m->string);
+	}
+	return 0;
+}
+
+/* The text model's config: text_config when a wrapper nests it (Qwen-VL,
+ * Mistral 3, Gemma 3) and holds no RoPE field itself. */
+static const cJSON *text_model(const cJSON *root, struct pe_hfconfig *h)
 {
 	static const char *const rope_keys[] = {
 		"rope_theta", "rope_scaling", "rope_parameters", "rotary_emb_base", "rotary_pct",
 		"partial_rotary_factor", "rotary_dim", NULL
 	};
+	const cJSON *t = item(root, "text_config");
+	int k;
+
+	if (!t || !cJSON_IsObject(t))
+		return root;
+	for (k = 0; rope_keys[k]; k++)
+		if (cJSON_GetObjectItemCaseSensitive(root, rope_keys[k]))
+			return root;
+	snprintf(h->prefix, sizeof h->prefix, "text_config.");
+	return t;
+}
+
+/* Any RoPE field at all, and model_type. */
+static int model(struct ctx *c, const cJSON *root, struct build *b)
+{
+	static const char *const rope_keys[] = {
+		"rope_theta", "rope_scaling", "rope_parameters", "rotary_emb_base", "rotary_pct",
+		"partial_rotary_factor", "rotary_dim", NULL
+	};
+	struct pe_hfconfig *h = b->h;
 	const cJSON *t;
 	int k;
 
-	if (!cJSON_IsObject(f->root))
+	if (!cJSON_IsObject(root))
 		return pe_fail(c->err, PE_ERR_DATA, "%s: not a JSON object (a config.json is one)",
 			       c->name);
+	b->text = text_model(root, h);
 	for (k = 0; rope_keys[k]; k++)
-		if (cJSON_GetObjectItemCaseSensitive(f->root, rope_keys[k]))
+		if (cJSON_GetObjectItemCaseSensitive(b->text, rope_keys[k]))
 			h->has_rope = 1;
-	t = item(f->root, "model_type");
+	t = item(b->text, "model_type");
+	if (!t)
+		t = item(root, "model_type");
 	if (t) {
 		if (!cJSON_IsString(t))
 			return bad(c, NULL, "model_type", "a string", t);
 		snprintf(h->model_type, sizeof h->model_type, "%s", t->valuestring);
 	}
+	b->fam = family_of(h->model_type);
+	b->rule = rule_of(h->model_type);
+	h->family_known = b->fam != NULL;
+	h->has_rope |= h->family_known;
+	h->interleaved = strcmp(h->model_type, "gptj") == 0 ||
+			 (b->fam && (b->fam->flags & PE_HF_INTERLEAVED));
 	return 0;
 }
 
-/* The scaling dict and its type: rope_scaling wins when it is a non-empty
- * object (v5 convert_rope_params_to_dict: `rope_scaling or
- * rope_parameters`); the type is "rope_type", else the legacy "type". */
-static int scaling_dict(struct ctx *c, struct found *f, struct pe_hfconfig *h)
+/* The class's default RoPE dict, or {"rope_type": "default"}. */
+static cJSON *class_default(struct build *b)
 {
-	const cJSON *rs = item(f->root, "rope_scaling"), *t = NULL;
-	const char *type = "default";
-	int s;
+	cJSON *d = b->fam && b->fam->rope ? cJSON_Parse(b->fam->rope) : cJSON_CreateObject();
 
-	f->rp = item(f->root, "rope_parameters");
+	if (d && !(b->fam && b->fam->rope))
+		cJSON_AddStringToObject(d, "rope_type", "default");
+	return d;
+}
+
+/* rope_scaling when it is a non-empty object, else rope_parameters, else
+ * NULL; errors for either of the wrong type. */
+static int given_dict(struct build *b, const cJSON **d, const char **path)
+{
+	const cJSON *rs = item(b->text, "rope_scaling"), *rp = item(b->text, "rope_parameters");
+
+	*d = NULL;
+	*path = NULL;
 	if (rs && !cJSON_IsObject(rs))
-		return bad(c, NULL, "rope_scaling", "an object or null", rs);
-	if (f->rp && !cJSON_IsObject(f->rp))
-		return bad(c, NULL, "rope_parameters", "an object or null", f->rp);
+		return bad(b->c, NULL, "rope_scaling", "an object or null", rs);
+	if (rp && !cJSON_IsObject(rp))
+		return bad(b->c, NULL, "rope_parameters", "an object or null", rp);
 	if (rs && rs->child) {
-		f->dict = rs;
-		f->dn = "rope_scaling";
-	} else if (f->rp) {
-		f->dict = f->rp;
-		f->dn = "rope_parameters";
+		*d = rs;
+		*path = "rope_scaling";
+	} else if (rp) {
+		*d = rp;
+		*path = "rope_parameters";
 	}
-	h->dict = f->dn;
-	snprintf(h->dict_key, sizeof h->dict_key, "%s", f->dn ? f->dn : "rope_parameters");
-	snprintf(h->type_key, sizeof h->type_key, "%s.rope_type", h->dict_key);
-	if (f->dict) {
-		t = item(f->dict, "rope_type");
-		if (t) {
-			if (!cJSON_IsString(t))
-				return bad(c, f->dn, "rope_type", "a string", t);
-		} else {
-			t = item(f->dict, "type");
-			if (t && !cJSON_IsString(t))
-				return bad(c, f->dn, "type", "a string", t);
-			if (t)
-				snprintf(h->type_key, sizeof h->type_key, "%s.type", f->dn);
+	return 0;
+}
+
+/* The file's number under key (or NULL), or a default. */
+static const cJSON *file_value(const struct build *b, const char *key)
+{
+	return item(b->text, key);
+}
+
+/* {full_attention, sliding_attention} as Gemma 3, ModernBERT and OLMo 3
+ * build them. */
+static int two_types(struct build *b)
+{
+	static const char *const names[] = { "full_attention", "sliding_attention" };
+	const cJSON *rs = item(b->text, "rope_scaling"), *rp = item(b->text, "rope_parameters"), *v;
+	enum style st = b->rule->style;
+	size_t i;
+
+	if (rs && !cJSON_IsObject(rs))
+		return bad(b->c, NULL, "rope_scaling", "an object or null", rs);
+	if (rp && !cJSON_IsObject(rp))
+		return bad(b->c, NULL, "rope_parameters", "an object or null", rp);
+	b->rp = rp ? cJSON_Duplicate(rp, 1) : cJSON_CreateObject();
+	if (!b->rp)
+		return nomem(b);
+	snprintf(b->rp_path, sizeof b->rp_path, "%srope_parameters", b->h->prefix);
+	for (i = 0; i < 2; i++) {
+		cJSON *d = cJSON_GetObjectItemCaseSensitive(b->rp, names[i]);
+		char path[96];
+
+		if (!d || cJSON_IsNull(d)) {
+			cJSON *fresh = cJSON_CreateObject();
+
+			if (!fresh || !cJSON_AddStringToObject(fresh, "rope_type", "default")) {
+				cJSON_Delete(fresh);
+				return nomem(b);
+			}
+			if (d)
+				cJSON_ReplaceItemInObjectCaseSensitive(b->rp, names[i], fresh);
+			else
+				cJSON_AddItemToObject(b->rp, names[i], fresh);
+			d = fresh;
+			mark(b, d, "rope_type", PE_HF_DEFAULT, "%s.%s.rope_type", b->rp_path, names[i]);
 		}
-		if (t)
-			type = t->valuestring;
+		if (!cJSON_IsObject(d))
+			return bad(b->c, "rope_parameters", names[i], "an object or null", d);
+		snprintf(path, sizeof path, "%srope_scaling", b->h->prefix);
+		if (rs && (i == 0 || st == STYLE_MODERNBERT) && update(b, d, rs, path) != 0)
+			return -1;
+		/* the theta each class takes for each type */
+		v = file_value(b, st == STYLE_MODERNBERT ? (i ? "local_rope_theta" : "global_rope_theta")
+				  : i == 0 || st == STYLE_OLMO3 ? "rope_theta" : "rope_local_base_freq");
+		if (st == STYLE_OLMO3 && i == 1)
+			v = NULL;	/* popped by the full dict: the class default */
+		if (v) {
+			snprintf(path, sizeof path, "%s%s", b->h->prefix, v->string);
+			if (setdefault(b, d, "rope_theta", v, PE_HF_GIVEN, path) != 0)
+				return -1;
+		} else {
+			snprintf(path, sizeof path, "%s%s", b->h->prefix,
+				 st == STYLE_MODERNBERT ? (i ? "local_rope_theta" : "global_rope_theta")
+				 : i == 0 || st == STYLE_OLMO3 ? "rope_theta" : "rope_local_base_freq");
+			if (setdefault_number(b, d, "rope_theta",
+					      i && b->fam && b->fam->local > 0 ? b->fam->local
+					      : b->fam ? b->fam->theta : 10000.0,
+					      PE_HF_DEFAULT, path) != 0)
+				return -1;
+		}
 	}
+	return 0;
+}
+
+/* The generic mixin (and GPT-NeoX's, Phi-3's): rope_scaling or
+ * rope_parameters or the class's default; theta and partial fill it. */
+static int one_dict(struct build *b)
+{
+	enum style st = b->rule->style;
+	const cJSON *d, *theta = NULL, *partial = NULL;
+	const char *path, *theta_key = "rope_theta", *partial_key = "partial_rotary_factor";
+	char src[96];
+	int fresh = 0;
+
+	if (given_dict(b, &d, &path) != 0)
+		return -1;
+	if (d) {
+		b->rp = cJSON_Duplicate(d, 1);
+		snprintf(b->rp_path, sizeof b->rp_path, "%s%s", b->h->prefix, path);
+	} else {
+		b->rp = st == STYLE_AS_GIVEN || st == STYLE_GENERIC ? class_default(b)
+								    : cJSON_CreateObject();
+		snprintf(b->rp_path, sizeof b->rp_path, "%srope_parameters", b->h->prefix);
+		fresh = 1;
+	}
+	if (!b->rp)
+		return nomem(b);
+	if (fresh) {
+		const cJSON *m;
+
+		cJSON_ArrayForEach(m, b->rp)
+			mark(b, b->rp, m->string, PE_HF_DEFAULT, "%s.%s", b->rp_path, m->string);
+	}
+	if (st == STYLE_GPT_NEOX) {
+		theta_key = "rotary_emb_base";
+		partial_key = "rotary_pct";
+	}
+	theta = file_value(b, theta_key);
+	partial = file_value(b, partial_key);
+	if (theta) {
+		snprintf(src, sizeof src, "%s%s", b->h->prefix, theta_key);
+		if (setdefault(b, b->rp, "rope_theta", theta, PE_HF_GIVEN, src) != 0)
+			return -1;
+	} else {
+		/* where the file would give it */
+		if (st == STYLE_AS_GIVEN)
+			snprintf(src, sizeof src, "%s.rope_theta", b->rp_path);
+		else
+			snprintf(src, sizeof src, "%s%s", b->h->prefix, theta_key);
+		if (setdefault_number(b, b->rp, "rope_theta", b->fam ? b->fam->theta : 10000.0,
+				      PE_HF_DEFAULT, src) != 0)
+			return -1;
+	}
+	if (partial) {
+		snprintf(src, sizeof src, "%s%s", b->h->prefix, partial_key);
+		if (setdefault(b, b->rp, "partial_rotary_factor", partial, PE_HF_GIVEN, src) != 0)
+			return -1;
+	} else if (st == STYLE_GPT_NEOX || st == STYLE_PHI3 || (b->fam && b->fam->partial > 0)) {
+		snprintf(src, sizeof src, "%s.partial_rotary_factor", b->rp_path);
+		if (setdefault_number(b, b->rp, "partial_rotary_factor",
+				      st == STYLE_GPT_NEOX ? 0.25 : st == STYLE_PHI3 ? 1.0
+				      : b->fam->partial, PE_HF_DEFAULT, src) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* layer_types: the file's, else the class's rule; no_rope_layers. */
+static int layer_types(struct build *b)
+{
+	const cJSON *lt = item(b->text, "layer_types"), *e, *nr;
+	const struct rule *r = b->rule;
+	double n = 0, v = 0, sw = 0;
+	uint64_t i, P = r->fixed;
+	int present;
+
+	if (number(b->c, b->text, NULL, "num_hidden_layers", NUM_COUNT, &n, NULL) != 0)
+		return -1;
+	if (r->key && number(b->c, b->text, NULL, r->key, NUM_COUNT, &v, &present) != 0)
+		return -1;
+	if (r->key && present)
+		P = (uint64_t)v;
+	if (lt) {
+		if (!cJSON_IsArray(lt))
+			return bad(b->c, NULL, "layer_types", "a list of names", lt);
+		n = cJSON_GetArraySize(lt);
+	}
+	if (n > (double)PE_HF_MAX_LAYERS)
+		return pe_fail(b->c->err, PE_ERR_DATA, "%s: %s%s has %.0f layers, posenc reads at most %llu",
+			       b->c->name, b->h->prefix, lt ? "layer_types" : "num_hidden_layers", n,
+			       (unsigned long long)PE_HF_MAX_LAYERS);
+	b->nlayers = (uint64_t)n;
+	if (b->nlayers == 0)
+		return 0;
+	b->types = calloc(b->nlayers, sizeof *b->types);
+	if (!b->types)
+		return nomem(b);
+	nr = item(b->text, "no_rope_layers");
+	if (r->nope == NOPE_LIST) {
+		b->no_rope = calloc(b->nlayers, sizeof *b->no_rope);
+		if (!b->no_rope)
+			return nomem(b);
+		if (nr && (!cJSON_IsArray(nr) || (uint64_t)cJSON_GetArraySize(nr) != b->nlayers))
+			return bad(b->c, NULL, "no_rope_layers", "a list of one 0 or 1 per layer", nr);
+		for (i = 0; i < b->nlayers; i++)
+			b->no_rope[i] = nr && cJSON_GetArrayItem(nr, (int)i)
+					? cJSON_IsTrue(cJSON_GetArrayItem(nr, (int)i)) ||
+						  (cJSON_IsNumber(cJSON_GetArrayItem(nr, (int)i)) &&
+						   cJSON_GetArrayItem(nr, (int)i)->valuedouble != 0)
+					: (i + 1) % (P ? P : 4) != 0;
+	}
+	if (number(b->c, b->text, NULL, "sliding_window", NUM_COUNT, &sw, NULL) != 0)
+		return -1;
+	i = 0;
+	if (lt) {
+		cJSON_ArrayForEach(e, lt) {
+			if (!cJSON_IsString(e))
+				return bad(b->c, NULL, "layer_types", "a list of names", e);
+			snprintf(b->types[i++], PE_HF_NAME_MAX, "%s", e->valuestring);
+		}
+		return 0;
+	}
+	for (i = 0; i < b->nlayers; i++) {
+		const char *t = NULL;
+
+		switch (r->layers) {
+		case LAYERS_NONE:
+			free(b->types);
+			b->types = NULL;
+			return 0;
+		case LAYERS_PATTERN:
+		case LAYERS_PATTERN_LAST:
+			t = P && (i + 1) % P == 0 ? "full_attention" : "sliding_attention";
+			if (r->layers == LAYERS_PATTERN_LAST && i + 1 == b->nlayers)
+				t = "full_attention";
+			break;
+		case LAYERS_EVERY_N:
+			t = P && i % P == 0 ? "full_attention" : "sliding_attention";
+			break;
+		case LAYERS_NO_ROPE:
+			t = strcmp(b->h->model_type, "llama4_text") == 0
+				    ? (b->no_rope[i] ? "chunked_attention" : "full_attention")
+				    : "full_attention";
+			break;
+		case LAYERS_WINDOW:
+			t = sw > 0 && i >= P ? "sliding_attention" : "full_attention";
+			break;
+		}
+		snprintf(b->types[i], PE_HF_NAME_MAX, "%s", t);
+	}
+	return 0;
+}
+
+static int is_layer_type(const struct build *b, const char *name)
+{
+	uint64_t i;
+
+	for (i = 0; i < b->nlayers && b->types; i++)
+		if (strcmp(b->types[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+/* standardize_rope_params for one dict. */
+static int standardize(struct build *b, cJSON *d, const char *path, int nested)
+{
+	const cJSON *t = item(d, "rope_type"), *om;
+	char src[128];
+	double v;
+	int present;
+
+	if (!t) {
+		const cJSON *legacy = item(d, "type");
+		cJSON *s = cJSON_CreateString(legacy && cJSON_IsString(legacy) ? legacy->valuestring
+										: "default");
+
+		if (!s)
+			return nomem(b);
+		if (setdefault(b, d, "rope_type", s, legacy ? PE_HF_GIVEN : PE_HF_DEFAULT, "") != 0) {
+			cJSON_Delete(s);
+			return -1;
+		}
+		cJSON_Delete(s);
+		b->marks[b->nmarks - 1].origin = legacy ? PE_HF_GIVEN : PE_HF_DEFAULT;
+		snprintf(b->marks[b->nmarks - 1].src, sizeof b->marks[0].src, "%s.%s", path,
+			 legacy ? "type" : "rope_type");
+		t = item(d, "rope_type");
+	}
+	if (!cJSON_IsString(t))
+		return bad(b->c, path, "rope_type", "a string", t);
+	if (b->rule->style == STYLE_PHI3 &&
+	    (strcmp(t->valuestring, "su") == 0 || strcmp(t->valuestring, "yarn") == 0))
+		cJSON_SetValuestring((cJSON *)t, "longrope");	/* Phi3Config: su, yarn -> longrope */
+	if (strcmp(t->valuestring, "llama3") != 0 && strcmp(t->valuestring, "yarn") != 0 &&
+	    strcmp(t->valuestring, "longrope") != 0)
+		return 0;
+	/* L0: an attribute of the class overrides the flat dict's (Phi-3's
+	 * field, or a top-level key of the file); else max_position_embeddings */
+	om = file_value(b, "original_max_position_embeddings");
+	if (!nested && (om || b->rule->style == STYLE_PHI3)) {
+		cJSON *copy = om ? cJSON_Duplicate(om, 1) : cJSON_CreateNumber(4096);
+
+		if (!copy)
+			return nomem(b);
+		if (cJSON_GetObjectItemCaseSensitive(d, "original_max_position_embeddings"))
+			cJSON_ReplaceItemInObjectCaseSensitive(d, "original_max_position_embeddings",
+							       copy);
+		else
+			cJSON_AddItemToObject(d, "original_max_position_embeddings", copy);
+		if (om)
+			mark(b, d, "original_max_position_embeddings", PE_HF_GIVEN, "%s%s",
+			     b->h->prefix, "original_max_position_embeddings");
+		else
+			mark(b, d, "original_max_position_embeddings", PE_HF_DEFAULT, "%s%s (Phi3Config's 4096)",
+			     b->h->prefix, "original_max_position_embeddings");
+		return 0;
+	}
+	if (number(b->c, b->text, NULL, "max_position_embeddings", NUM_COUNT, &v, &present) != 0)
+		return -1;
+	snprintf(src, sizeof src, "%smax_position_embeddings", b->h->prefix);
+	if (present)
+		return setdefault(b, d, "original_max_position_embeddings",
+				  item(b->text, "max_position_embeddings"), PE_HF_DERIVED, src);
+	if (b->fam && b->fam->max_positions) {	/* the class's default */
+		snprintf(src, sizeof src, "%smax_position_embeddings (the class's %llu)",
+			 b->h->prefix, (unsigned long long)b->fam->max_positions);
+		return setdefault_number(b, d, "original_max_position_embeddings",
+					 (double)b->fam->max_positions, PE_HF_DEFAULT, src);
+	}
+	return 0;
+}
+
+/* The keys a rope type takes (validate_rope): required ones, and the
+ * optional ones it does not warn about. */
+static const struct {
+	const char *type;
+	const char *required;
+	const char *optional;
+} keysets[] = {
+	{ "default", "rope_type", "rope_theta" },
+	{ "linear", "rope_type factor", "rope_theta" },
+	{ "dynamic", "rope_type factor", "rope_theta" },
+	{ "yarn", "rope_type factor original_max_position_embeddings",
+	  "rope_theta attention_factor beta_fast beta_slow mscale mscale_all_dim truncate" },
+	{ "longrope", "rope_type short_factor long_factor original_max_position_embeddings",
+	  "rope_theta attention_factor factor" },
+	{ "llama3", "rope_type factor original_max_position_embeddings low_freq_factor "
+		    "high_freq_factor rope_theta", "" },
+	{ "proportional", "rope_type rope_theta", "" },
+};
+
+static int in_words(const char *words, const char *w)
+{
+	size_t n = strlen(w);
+	const char *p;
+
+	for (p = words ? strstr(words, w) : NULL; p; p = strstr(p + 1, w))
+		if ((p == words || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+			return 1;
+	return 0;
+}
+
+static void warn(struct pe_hfconfig *h, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 2, 3)))
+#endif
+	;
+
+static void warn(struct pe_hfconfig *h, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (h->nwarn == PE_HF_MAX_WARN)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(h->warn[h->nwarn++], sizeof h->warn[0], fmt, ap);
+	va_end(ap);
+}
+
+/* validate_rope for one dict: a missing required key is transformers'
+ * KeyError, an unknown key its warning. */
+static int validate(struct build *b, const cJSON *d, const char *path, const char *type)
+{
+	const char *required = NULL, *optional = NULL, *p, *q;
+	const cJSON *m;
+	char key[64];
+	size_t i;
+
+	for (i = 0; i < sizeof keysets / sizeof keysets[0]; i++)
+		if (strcmp(keysets[i].type, type) == 0) {
+			required = keysets[i].required;
+			optional = keysets[i].optional;
+		}
+	if (!required)
+		return 0;
+	for (p = required; *p; p = *q ? q + 1 : q) {
+		q = p + strcspn(p, " ");
+		snprintf(key, sizeof key, "%.*s", (int)(q - p), p);
+		if (!cJSON_GetObjectItemCaseSensitive(d, key))
+			return pe_fail(b->c->err, PE_ERR_DATA,
+				       "%s: %s.%s is missing (transformers requires it for rope_type %s)",
+				       b->c->name, path, key, type);
+	}
+	cJSON_ArrayForEach(m, d) {
+		if (!m->string || in_words(required, m->string) || in_words(optional, m->string) ||
+		    strcmp(m->string, "partial_rotary_factor") == 0 || strcmp(m->string, "type") == 0 ||
+		    (b->fam && in_words(b->fam->ignore, m->string)))
+			continue;
+		warn(b->h, "%s: %s.%.60s is not a key of rope_type %s: transformers warns and ignores it",
+		     b->c->name, path, m->string, type);
+	}
+	return 0;
+}
+
+/* One number of the dict into *out with its origin; absent leaves *out. */
+static int take(struct build *b, const cJSON *d, const char *path, struct pe_hfrope *r,
+		enum pe_hf_param p, int kind, double *out)
+{
+	const struct mark *m = marked(b, d, dict_names[p]);
+	int present;
+
+	if (number(b->c, d, path, dict_names[p], kind, out, &present) != 0)
+		return -1;
+	if (!present) {
+		r->src[p].origin = PE_HF_ABSENT;
+		snprintf(r->src[p].key, sizeof r->src[p].key, "%s.%s", path, dict_names[p]);
+		return 0;
+	}
+	r->src[p].origin = m ? m->origin : PE_HF_GIVEN;
+	if (m && m->src[0])
+		snprintf(r->src[p].key, sizeof r->src[p].key, "%s", m->src);
+	else
+		snprintf(r->src[p].key, sizeof r->src[p].key, "%s.%s", path, dict_names[p]);
+	return 0;
+}
+
+/* The head dim a type's RoPE uses: Gemma 4's global_head_dim for its full
+ * layers, DeepSeek's qk_rope_head_dim, else head_dim or hidden_size /
+ * num_attention_heads. */
+static int head_dim(struct build *b, struct pe_hfrope *r)
+{
+	double hidden = 0, heads = 0, v = 0;
+	int present;
+	const char *key = "head_dim";
+
+	if (b->rule->style == STYLE_AS_GIVEN && strcmp(r->name, "full_attention") == 0 &&
+	    strncmp(b->h->model_type, "gemma4", 6) == 0) {
+		if (number(b->c, b->text, NULL, "global_head_dim", NUM_COUNT, &v, &present) != 0)
+			return -1;
+		r->head_dim = present ? (uint64_t)v : 512;
+		r->src[PE_HF_HEAD_DIM].origin = present ? PE_HF_GIVEN : PE_HF_DEFAULT;
+		snprintf(r->src[PE_HF_HEAD_DIM].key, sizeof r->src[0].key, "%sglobal_head_dim",
+			 b->h->prefix);
+		return 0;
+	}
+	if (strncmp(b->h->model_type, "deepseek_v", 10) == 0)
+		key = "qk_rope_head_dim";
+	if (number(b->c, b->text, NULL, key, NUM_COUNT, &v, &present) != 0)
+		return -1;
+	snprintf(r->src[PE_HF_HEAD_DIM].key, sizeof r->src[0].key, "%s%s", b->h->prefix, key);
+	if (present) {
+		r->head_dim = (uint64_t)v;
+		r->src[PE_HF_HEAD_DIM].origin = PE_HF_GIVEN;
+		return 0;
+	}
+	if (number(b->c, b->text, NULL, "hidden_size", NUM_COUNT, &hidden, NULL) != 0 ||
+	    number(b->c, b->text, NULL, "num_attention_heads", NUM_COUNT, &heads, NULL) != 0)
+		return -1;
+	if (hidden == 0 && number(b->c, b->text, NULL, "n_embd", NUM_COUNT, &hidden, NULL) != 0)
+		return -1;
+	if (heads == 0 && number(b->c, b->text, NULL, "n_head", NUM_COUNT, &heads, NULL) != 0)
+		return -1;
+	if (hidden > 0 && heads > 0) {
+		r->head_dim = (uint64_t)hidden / (uint64_t)heads;
+		r->head_dim_derived = 1;
+		r->src[PE_HF_HEAD_DIM].origin = PE_HF_DERIVED;
+		snprintf(r->src[PE_HF_HEAD_DIM].key, sizeof r->src[0].key,
+			 "%shidden_size / num_attention_heads", b->h->prefix);
+	}
+	return 0;
+}
+
+/* One dict, standardized, into r. */
+static int resolve_type(struct build *b, cJSON *d, const char *name, struct pe_hfrope *r)
+{
+	char path[96];
+	const cJSON *t, *tr;
+	const char *type;
+	int s;
+	size_t i;
+
+	snprintf(r->name, sizeof r->name, "%s", name);
+	if (name[0])
+		snprintf(path, sizeof path, "%s.%s", b->rp_path, name);
+	else
+		snprintf(path, sizeof path, "%s", b->rp_path);
+	if (!cJSON_IsObject(d))
+		return bad(b->c, name[0] ? b->rp_path : NULL, name[0] ? name : b->rp_path,
+			   "an object", d);
+	if (standardize(b, d, path, name[0] != 0) != 0)
+		return -1;
+	t = item(d, "rope_type");
+	type = t->valuestring;
 	s = pe_rope_scaling_by_name(type);
 	if (s < 0 || strcmp(type, "none") == 0) {
 		char shown[40];
 
 		snprintf(shown, sizeof shown, "%s", type);
-		return pe_fail(c->err, PE_ERR_DATA,
-			       "%s: unsupported %s.%s '%s' (posenc knows default, linear, dynamic, yarn, llama3, longrope, proportional)",
-			       c->name, f->dn, item(f->dict, "rope_type") ? "rope_type" : "type", shown);
+		return pe_fail(b->c->err, PE_ERR_DATA,
+			       "%s: unsupported %s.rope_type '%s' (transformers 5.18 knows default, linear, dynamic, yarn, llama3, longrope, proportional)",
+			       b->c->name, path, shown);
 	}
-	h->scaling = (enum pe_rope_scaling)s;
-	return 0;
-}
+	if (validate(b, d, path, s == PE_ROPE_NONE ? "default" : type) != 0)
+		return -1;
+	r->scaling = (enum pe_rope_scaling)s;
+	r->src[PE_HF_SCALING].origin = marked(b, d, "rope_type") ? marked(b, d, "rope_type")->origin
+								  : PE_HF_GIVEN;
+	snprintf(r->src[PE_HF_SCALING].key, sizeof r->src[0].key, "%s",
+		 marked(b, d, "rope_type") && marked(b, d, "rope_type")->src[0]
+			 ? marked(b, d, "rope_type")->src : path);
+	if (!marked(b, d, "rope_type") || !marked(b, d, "rope_type")->src[0])
+		snprintf(r->src[PE_HF_SCALING].key, sizeof r->src[0].key, "%s.rope_type", path);
+	r->theta = 10000.0;
+	r->partial_rotary_factor = 1.0;
+	r->attention_factor = NAN;
+	r->truncate = -1;
+	if (take(b, d, path, r, PE_HF_THETA, NUM_POSITIVE, &r->theta) != 0 ||
+	    take(b, d, path, r, PE_HF_PARTIAL, NUM_POSITIVE, &r->partial_rotary_factor) != 0 ||
+	    take(b, d, path, r, PE_HF_FACTOR, NUM_POSITIVE, &r->factor) != 0 ||
+	    take(b, d, path, r, PE_HF_ATTENTION, NUM_POSITIVE, &r->attention_factor) != 0 ||
+	    take(b, d, path, r, PE_HF_BETA_FAST, NUM_NONNEG, &r->beta_fast) != 0 ||
+	    take(b, d, path, r, PE_HF_BETA_SLOW, NUM_NONNEG, &r->beta_slow) != 0 ||
+	    take(b, d, path, r, PE_HF_MSCALE, NUM_NONNEG, &r->mscale) != 0 ||
+	    take(b, d, path, r, PE_HF_MSCALE_ALL_DIM, NUM_NONNEG, &r->mscale_all_dim) != 0 ||
+	    take(b, d, path, r, PE_HF_LOW_FREQ, NUM_POSITIVE, &r->low_freq_factor) != 0 ||
+	    take(b, d, path, r, PE_HF_HIGH_FREQ, NUM_POSITIVE, &r->high_freq_factor) != 0 ||
+	    take(b, d, path, r, PE_HF_LLAMA4_BETA, NUM_NONNEG, &r->llama4_beta) != 0)
+		return -1;
+	{
+		double om = 0;
 
-/* theta: rope_parameters.rope_theta, else rope_theta, else rotary_emb_base
- * (GPT-NeoX), else 10000; the key it came from, for messages */
-static int theta(struct ctx *c, struct found *f, struct pe_hfconfig *h)
-{
-	static const struct {
-		int in_rp;
-		const char *key, *shown;
-	} order[] = {	/* lowest precedence first */
-		{ 0, "rotary_emb_base", "rotary_emb_base" },
-		{ 0, "rope_theta", "rope_theta" },
-		{ 1, "rope_theta", "rope_parameters.rope_theta" },
-	};
-	size_t i;
-	int present;
-
-	h->theta = 10000.0;
-	snprintf(h->theta_key, sizeof h->theta_key, "rope_theta");
-	for (i = 0; i < sizeof order / sizeof order[0]; i++) {
-		const cJSON *obj = order[i].in_rp ? f->rp : f->root;
-
-		if (!obj)
-			continue;
-		if (number(c, obj, order[i].in_rp ? "rope_parameters" : NULL, order[i].key,
-			   NUM_POSITIVE, &h->theta, &present) != 0)
+		if (take(b, d, path, r, PE_HF_ORIGINAL_MAX, NUM_COUNT, &om) != 0)
 			return -1;
-		if (present)
-			snprintf(h->theta_key, sizeof h->theta_key, "%s", order[i].shown);
+		r->original_max = (uint64_t)om;
 	}
-	return 0;
-}
-
-/* head_dim, else hidden_size // num_attention_heads (GPT-J's n_embd //
- * n_head) */
-static int head_dim(struct ctx *c, struct found *f, struct pe_hfconfig *h)
-{
-	double hidden = 0, heads = 0;
-
-	if (count(c, f->root, NULL, "head_dim", &h->head_dim) != 0 ||
-	    number(c, f->root, NULL, "hidden_size", NUM_COUNT, &hidden, NULL) != 0 ||
-	    number(c, f->root, NULL, "num_attention_heads", NUM_COUNT, &heads, NULL) != 0)
-		return -1;
-	if (hidden == 0 && number(c, f->root, NULL, "n_embd", NUM_COUNT, &hidden, NULL) != 0)
-		return -1;
-	if (heads == 0 && number(c, f->root, NULL, "n_head", NUM_COUNT, &heads, NULL) != 0)
-		return -1;
-	if (h->head_dim == 0 && hidden > 0 && heads > 0) {
-		h->head_dim = (uint64_t)hidden / (uint64_t)heads;
-		h->head_dim_derived = 1;
+	if (r->partial_rotary_factor > 1)
+		return pe_fail(b->c->err, PE_ERR_DATA,
+			       "%s: %s must be at most 1, got %g", b->c->name,
+			       r->src[PE_HF_PARTIAL].key, r->partial_rotary_factor);
+	tr = item(d, "truncate");
+	if (tr) {
+		if (!cJSON_IsBool(tr))
+			return bad(b->c, path, "truncate", "true or false", tr);
+		/* read from the top-level dict only: a nested one always truncates */
+		r->truncate = name[0] ? 1 : cJSON_IsTrue(tr);
+		r->src[PE_HF_TRUNCATE].origin = PE_HF_GIVEN;
+		snprintf(r->src[PE_HF_TRUNCATE].key, sizeof r->src[0].key, "%s.truncate", path);
 	}
-	return 0;
-}
-
-/* The families whose rotary module pairs columns (2k, 2k+1): GPT-J's
- * rotate_every_two, repeat_interleave(freqs, 2) (Cohere, BLT) and
- * torch.polar's complex pairs (Llama 4, DeepSeek-V2), in transformers
- * 5.18's modeling files. */
-static int interleaved_model(const char *model_type)
-{
-	static const char *const types[] = {
-		"gptj", "cohere", "cohere2", "cohere2_moe", "llama4", "llama4_text", "deepseek_v2",
-		"blt", NULL
-	};
-	size_t i;
-
-	for (i = 0; types[i]; i++)
-		if (strcmp(model_type, types[i]) == 0)
-			return 1;
-	return 0;
-}
-
-/* partial rotary: the top level, the dict, GPT-NeoX's rotary_pct, its
- * model default; GPT-J's rotary_dim and pairs */
-static int partial_rotary(struct ctx *c, struct found *f, struct pe_hfconfig *h)
-{
-	double pct = 1.0;
-	int present;
-
-	if (number(c, f->root, NULL, "partial_rotary_factor", NUM_POSITIVE, &pct, &present) != 0)
+	if (list(b->c, d, path, "short_factor", &r->short_factor, &r->nshort) != 0 ||
+	    list(b->c, d, path, "long_factor", &r->long_factor, &r->nlong) != 0)
 		return -1;
-	if (!present && f->dict &&
-	    number(c, f->dict, f->dn, "partial_rotary_factor", NUM_POSITIVE, &pct, &present) != 0)
-		return -1;
-	if (!present && number(c, f->root, NULL, "rotary_pct", NUM_POSITIVE, &pct, &present) != 0)
-		return -1;
-	if (!present && strcmp(h->model_type, "gpt_neox") == 0) {
-		pct = 0.25;
-		h->partial_default = 1;
+	for (i = PE_HF_SHORT; i <= PE_HF_LONG; i++) {
+		r->src[i].origin = item(d, dict_names[i]) ? PE_HF_GIVEN : PE_HF_ABSENT;
+		snprintf(r->src[i].key, sizeof r->src[0].key, "%s.%s", path, dict_names[i]);
 	}
-	h->partial_rotary_factor = pct;
-	if (pct > 1)
-		return pe_fail(c->err, PE_ERR_DATA,
-			       "%s: the partial rotary factor must be at most 1, got %g", c->name, pct);
-	if (count(c, f->root, NULL, "rotary_dim", &h->rotary_dim) != 0)
+	if (head_dim(b, r) != 0)
 		return -1;
-	h->interleaved = interleaved_model(h->model_type);
-	return 0;
-}
-
-/* The lengths and the scaling dict's numbers, each checked as a value. */
-static int scaling_values(struct ctx *c, struct found *f, struct pe_hfconfig *h)
-{
-	const cJSON *d = f->dict, *t;
-	const char *dn = f->dn;
-
-	if (count(c, f->root, NULL, "max_position_embeddings", &h->max_positions) != 0 ||
-	    count(c, f->root, NULL, "original_max_position_embeddings", &f->top_orig) != 0 ||
-	    (d && count(c, d, dn, "original_max_position_embeddings", &f->dict_orig) != 0))
-		return -1;
-	h->attention_factor = NAN;
-	h->truncate = -1;
-	if (!d)
-		return 0;
-	t = item(d, "truncate");
-	if (t) {
-		if (!cJSON_IsBool(t))
-			return bad(c, dn, "truncate", "true or false", t);
-		h->truncate = cJSON_IsTrue(t);
+	/* most families' default RoPE reads no partial rotary factor */
+	r->partial_ignored = r->scaling == PE_ROPE_NONE && b->fam &&
+			     !(b->fam->flags & PE_HF_PARTIAL_IN_DEFAULT) &&
+			     r->src[PE_HF_PARTIAL].origin != PE_HF_ABSENT;
+	/* longrope without factor: max_position_embeddings / L0 (yarn requires it) */
+	if (r->scaling == PE_ROPE_LONGROPE && r->factor == 0 && r->original_max &&
+	    (b->h->max_positions || (b->fam && b->fam->max_positions))) {
+		r->factor = (double)(b->h->max_positions ? b->h->max_positions
+							 : b->fam->max_positions) /
+			    (double)r->original_max;
+		r->src[PE_HF_FACTOR].origin = PE_HF_DERIVED;
+		snprintf(r->src[PE_HF_FACTOR].key, sizeof r->src[0].key,
+			 "%smax_position_embeddings / %.70s", b->h->prefix,
+			 r->src[PE_HF_ORIGINAL_MAX].key);
 	}
-	if (number(c, d, dn, "factor", NUM_POSITIVE, &h->factor, NULL) != 0 ||
-	    number(c, d, dn, "attention_factor", NUM_POSITIVE, &h->attention_factor, NULL) != 0 ||
-	    number(c, d, dn, "beta_fast", NUM_NONNEG, &h->beta_fast, NULL) != 0 ||
-	    number(c, d, dn, "beta_slow", NUM_NONNEG, &h->beta_slow, NULL) != 0 ||
-	    number(c, d, dn, "mscale", NUM_NONNEG, &h->mscale, NULL) != 0 ||
-	    number(c, d, dn, "mscale_all_dim", NUM_NONNEG, &h->mscale_all_dim, NULL) != 0 ||
-	    number(c, d, dn, "low_freq_factor", NUM_POSITIVE, &h->low_freq_factor, NULL) != 0 ||
-	    number(c, d, dn, "high_freq_factor", NUM_POSITIVE, &h->high_freq_factor, NULL) != 0 ||
-	    list(c, d, dn, "short_factor", &h->short_factor, &h->nshort) != 0 ||
-	    list(c, d, dn, "long_factor", &h->long_factor, &h->nlong) != 0)
-		return -1;
-	return 0;
-}
-
-/* L0 for yarn, llama3 and longrope: the top-level
- * original_max_position_embeddings, else the dict's, else
- * max_position_embeddings; the key it came from */
-static int original_max(struct ctx *c, struct found *f, struct pe_hfconfig *h)
-{
-	h->original_max = f->top_orig ? f->top_orig : f->dict_orig ? f->dict_orig : h->max_positions;
-	if (f->top_orig)
-		snprintf(h->original_key, sizeof h->original_key, "original_max_position_embeddings");
-	else if (f->dict_orig)
-		snprintf(h->original_key, sizeof h->original_key, "%s.original_max_position_embeddings",
-			 f->dn);
-	else
-		snprintf(h->original_key, sizeof h->original_key, "max_position_embeddings");
-	if (h->original_max == 0)
-		return missing(c, NULL, "original_max_position_embeddings",
+	if (r->scaling == PE_ROPE_LINEAR || r->scaling == PE_ROPE_DYNAMIC ||
+	    r->scaling == PE_ROPE_LLAMA3) {
+		if (r->factor == 0)
+			return missing(b->c, path, "factor", "transformers requires it");
+	}
+	if (r->scaling == PE_ROPE_LONGROPE && r->factor == 0)
+		return missing(b->c, path, "factor",
+			       "nor is there max_position_embeddings to derive it");
+	if (r->scaling == PE_ROPE_DYNAMIC) {
+		/* dynamic scales relative to max_position_embeddings */
+		if (!b->h->max_positions)
+			return missing(b->c, NULL, "max_position_embeddings",
+				       "dynamic scales relative to it");
+		r->original_max = b->h->max_positions;
+		r->src[PE_HF_ORIGINAL_MAX].origin = PE_HF_DERIVED;
+		snprintf(r->src[PE_HF_ORIGINAL_MAX].key, sizeof r->src[0].key,
+			 "%smax_position_embeddings", b->h->prefix);
+	}
+	if ((r->scaling == PE_ROPE_YARN || r->scaling == PE_ROPE_LLAMA3 ||
+	     r->scaling == PE_ROPE_LONGROPE) && r->original_max == 0)
+		return missing(b->c, NULL, "original_max_position_embeddings",
 			       "nor is there max_position_embeddings");
 	return 0;
 }
 
-/* The fields each rope type requires (transformers raises KeyError
- * without them) and those it derives: dynamic's L0, yarn's and
- * longrope's factor. */
-static int required(struct ctx *c, struct found *f, struct pe_hfconfig *h)
+/* GPT-J: rotary_dim (64 by default) of interleaved pairs, no RoPE dict. */
+static int gptj(struct build *b)
 {
-	const char *dn = f->dn;
+	struct pe_hfrope *r = &b->h->rope[0];
+	double v = 64;
+	int present;
 
-	switch (h->scaling) {
-	case PE_ROPE_NONE:
-		return 0;
-	case PE_ROPE_LINEAR:
-		return h->factor == 0 ? missing(c, dn, "factor", "rope type linear needs it") : 0;
-	case PE_ROPE_PROPORTIONAL:
-		return 0;	/* factor: 1 when absent, as transformers' .get("factor", 1.0) */
-	case PE_ROPE_DYNAMIC:
-		if (h->factor == 0)
-			return missing(c, dn, "factor", "rope type dynamic needs it");
-		if (h->max_positions == 0)
-			return missing(c, NULL, "max_position_embeddings",
-				       "dynamic scales relative to it");
-		h->original_max = h->max_positions;
-		snprintf(h->original_key, sizeof h->original_key, "max_position_embeddings");
-		return 0;
-	case PE_ROPE_LLAMA3:
-		if (original_max(c, f, h) != 0)
-			return -1;
-		if (h->factor == 0)
-			return missing(c, dn, "factor", "rope type llama3 needs it");
-		if (h->low_freq_factor == 0)
-			return missing(c, dn, "low_freq_factor", "rope type llama3 needs it");
-		if (h->high_freq_factor == 0)
-			return missing(c, dn, "high_freq_factor", "rope type llama3 needs it");
-		return 0;
-	case PE_ROPE_YARN:
-	case PE_ROPE_LONGROPE:
-		if (original_max(c, f, h) != 0)
-			return -1;
-		if (h->factor == 0) {
-			if (h->max_positions == 0)
-				return missing(c, dn, "factor",
-					       "nor is there max_position_embeddings to derive it");
-			h->factor = (double)h->max_positions / (double)h->original_max;
-		}
-		if (h->scaling == PE_ROPE_LONGROPE && !h->short_factor)
-			return missing(c, dn, "short_factor", "rope type longrope needs it");
-		if (h->scaling == PE_ROPE_LONGROPE && !h->long_factor)
-			return missing(c, dn, "long_factor", "rope type longrope needs it");
-		return 0;
+	if (number(b->c, b->text, NULL, "rotary_dim", NUM_COUNT, &v, &present) != 0)
+		return -1;
+	b->h->ntypes = 1;
+	r->scaling = PE_ROPE_NONE;
+	r->theta = 10000.0;
+	r->partial_rotary_factor = 1.0;
+	r->attention_factor = NAN;
+	r->truncate = -1;
+	r->rotary_dim = (uint64_t)v;
+	r->src[PE_HF_THETA].origin = PE_HF_DEFAULT;
+	snprintf(r->src[PE_HF_THETA].key, sizeof r->src[0].key, "%s", "(GPT-J's 10000)");
+	return head_dim(b, r);
+}
+
+/* Which type each layer uses, NoPE layers, and the query scale. */
+static int layers(struct build *b, int nested)
+{
+	struct pe_hfconfig *h = b->h;
+	uint64_t i;
+	size_t k, t;
+	double v;
+	int present;
+
+	h->nlayers = b->types ? b->nlayers : 0;
+	if (h->nlayers) {
+		h->layer_rope = malloc(h->nlayers);
+		h->layer_kind = malloc(h->nlayers);
+		if (!h->layer_rope || !h->layer_kind)
+			return nomem(b);
 	}
+	for (i = 0; i < h->nlayers; i++) {
+		for (k = 0; k < h->nkinds && strcmp(h->kinds[k], b->types[i]) != 0; k++)
+			;
+		if (k == h->nkinds) {
+			if (h->nkinds == sizeof h->kinds / sizeof h->kinds[0])
+				return pe_fail(b->c->err, PE_ERR_DATA,
+					       "%s: %slayer_types names more than %zu kinds of layer",
+					       b->c->name, h->prefix, sizeof h->kinds / sizeof h->kinds[0]);
+			snprintf(h->kinds[h->nkinds++], PE_HF_NAME_MAX, "%s", b->types[i]);
+		}
+		h->layer_kind[i] = (unsigned char)k;
+		h->layer_rope[i] = 0;
+		if (nested) {
+			h->layer_rope[i] = -1;
+			for (t = 0; t < h->ntypes; t++)
+				if (strcmp(h->rope[t].name, b->types[i]) == 0)
+					h->layer_rope[i] = (signed char)t;
+		}
+		if ((b->rule->nope == NOPE_LIST && !b->no_rope[i]) ||
+		    (b->rule->nope == NOPE_NOT_SLIDING && strcmp(b->types[i], "sliding_attention") != 0))
+			h->layer_rope[i] = -1;
+	}
+	if (strcmp(h->model_type, "llama4_text") == 0) {
+		const cJSON *tt = item(b->text, "attn_temperature_tuning");
+
+		h->floor_scale = 8192;
+		h->attn_scale = 0.1;
+		if (number(b->c, b->text, NULL, "floor_scale", NUM_POSITIVE, &h->floor_scale, NULL) != 0 ||
+		    number(b->c, b->text, NULL, "attn_scale", NUM_ANY, &h->attn_scale, NULL) != 0)
+			return -1;
+		if (!tt || cJSON_IsTrue(tt) || (cJSON_IsNumber(tt) && tt->valuedouble != 0))
+			h->qscale = PE_HF_QSCALE_LLAMA4;
+	}
+	for (t = 0; t < h->ntypes; t++)
+		if (h->rope[t].llama4_beta > 0) {
+			h->qscale = PE_HF_QSCALE_BETA;
+			h->qbeta = h->rope[t].llama4_beta;
+			h->qL0 = h->rope[t].original_max;
+		}
+	(void)v;
+	(void)present;
 	return 0;
 }
 
 /* The decisions in transformers' order (see hfconfig.h). */
 static int resolve(struct ctx *c, const cJSON *root, struct pe_hfconfig *h)
 {
-	struct found f;
+	struct build b;
+	cJSON *m;
+	int rc = -1, nested = 0;
+	size_t n = 0;
 
-	memset(&f, 0, sizeof f);
-	f.root = root;
-	if (model(c, &f, h) != 0 || scaling_dict(c, &f, h) != 0 || theta(c, &f, h) != 0 ||
-	    head_dim(c, &f, h) != 0 || partial_rotary(c, &f, h) != 0 ||
-	    scaling_values(c, &f, h) != 0)
-		return -1;
-	return required(c, &f, h);
+	memset(&b, 0, sizeof b);
+	b.c = c;
+	b.h = h;
+	if (model(c, root, &b) != 0 ||
+	    count(c, b.text, NULL, "max_position_embeddings", &h->max_positions) != 0)
+		goto out;
+	if (strcmp(h->model_type, "gptj") == 0) {
+		rc = gptj(&b);
+		goto out;
+	}
+	if (layer_types(&b) != 0)
+		goto out;
+	if (b.rule->style == STYLE_GEMMA3 || b.rule->style == STYLE_MODERNBERT ||
+	    b.rule->style == STYLE_OLMO3) {
+		if (two_types(&b) != 0)
+			goto out;
+	} else if (one_dict(&b) != 0) {
+		goto out;
+	}
+	/* nested when any key is a layer type (nested_rope_parameter_keys) */
+	cJSON_ArrayForEach(m, b.rp)
+		if (m->string && is_layer_type(&b, m->string))
+			nested = 1;
+	if (nested) {
+		cJSON_ArrayForEach(m, b.rp) {
+			if (!m->string || !is_layer_type(&b, m->string) || cJSON_IsNull(m))
+				continue;	/* a None dict: a NoPE layer type */
+			if (n == PE_HF_MAX_TYPES) {
+				pe_fail(c->err, PE_ERR_DATA, "%s: %s has more than %d layer types",
+					c->name, b.rp_path, PE_HF_MAX_TYPES);
+				goto out;
+			}
+			if (resolve_type(&b, m, m->string, &h->rope[n]) != 0)
+				goto out;
+			n++;
+		}
+	} else {
+		if (resolve_type(&b, b.rp, "", &h->rope[0]) != 0)
+			goto out;
+		n = 1;
+	}
+	h->ntypes = n;
+	rc = layers(&b, nested);
+out:
+	cJSON_Delete(b.rp);
+	free(b.types);
+	free(b.no_rope);
+	return rc;
 }
 
 /* Drop every member of every object that a later member of the same
@@ -466,8 +1201,6 @@ int pe_hfconfig_parse(const char *text, size_t len, const char *name, struct pe_
 	int rc;
 
 	memset(c, 0, sizeof *c);
-	c->attention_factor = NAN;
-	c->truncate = -1;
 	root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
 	if (!root) {
 		size_t at = end && end >= text ? (size_t)(end - text) : 0;
@@ -493,8 +1226,6 @@ int pe_hfconfig_read(const char *path, struct pe_hfconfig *c, struct pe_error *e
 	int rc;
 
 	memset(c, 0, sizeof *c);
-	c->attention_factor = NAN;
-	c->truncate = -1;
 	rc = pe_input_open(&in, path, PE_HFCONFIG_MAX_BYTES, err);
 	if (rc != 0 && err && err->code == PE_ERR_DATA)
 		rc = pe_fail(err, PE_ERR_DATA, "%s: larger than %zu MiB, not a config.json", in.name,
@@ -505,34 +1236,65 @@ int pe_hfconfig_read(const char *path, struct pe_hfconfig *c, struct pe_error *e
 	return rc;
 }
 
-const char *pe_hfconfig_key(const struct pe_hfconfig *c, const char *param)
+const char *pe_hfconfig_key(const struct pe_hfrope *r, const char *param)
 {
-	/* the scaling dict's own keys, under the same name as core's */
-	static const char *const dict_keys[] = {
-		"factor", "attention_factor", "beta_fast", "beta_slow", "mscale", "mscale_all_dim",
-		"truncate", "low_freq_factor", "high_freq_factor", "short_factor", "long_factor",
-		NULL
-	};
-	static char key[96];
 	size_t i;
 
-	if (strcmp(param, "theta") == 0)
-		return c->theta_key;
-	if (strcmp(param, "scaling") == 0)
-		return c->type_key;
-	if (strcmp(param, "original_max_positions") == 0)
-		return c->original_key[0] ? c->original_key : "original_max_position_embeddings";
-	for (i = 0; dict_keys[i]; i++)
-		if (strcmp(param, dict_keys[i]) == 0) {
-			snprintf(key, sizeof key, "%s.%s", c->dict_key, param);
-			return key;
-		}
+	for (i = 0; i < PE_HF_NPARAMS; i++)
+		if (strcmp(param, pe_hf_param_names[i]) == 0)
+			return r->src[i].key[0] ? r->src[i].key : NULL;
 	return NULL;
+}
+
+int pe_hfconfig_layer(const struct pe_hfconfig *c, uint64_t k)
+{
+	return k < c->nlayers ? c->layer_rope[k] : -2;
+}
+
+int pe_hfconfig_type(const struct pe_hfconfig *c, const char *name)
+{
+	size_t t;
+
+	for (t = 0; t < c->ntypes; t++)
+		if (strcmp(c->rope[t].name, name) == 0)
+			return (int)t;
+	return -1;
+}
+
+const char *pe_hfconfig_layers_of(const struct pe_hfconfig *c, int t, char *buf, size_t n)
+{
+	size_t len = 0;
+	uint64_t i, j;
+
+	buf[0] = '\0';
+	for (i = 0; i < c->nlayers; i = j) {
+		if (c->layer_rope[i] != t) {
+			j = i + 1;
+			continue;
+		}
+		for (j = i + 1; j < c->nlayers && c->layer_rope[j] == t; j++)
+			;
+		if (len < n)
+			len += (size_t)snprintf(buf + len, n - len, "%s%llu", len ? ", " : "",
+						(unsigned long long)i);
+		if (len < n && j - i > 1)
+			len += (size_t)snprintf(buf + len, n - len, "%s%llu", j - i > 2 ? "-" : ", ",
+						(unsigned long long)(j - 1));
+	}
+	return buf;
 }
 
 void pe_hfconfig_free(struct pe_hfconfig *c)
 {
-	free(c->short_factor);
-	free(c->long_factor);
-	c->short_factor = c->long_factor = NULL;
+	size_t t;
+
+	for (t = 0; t < PE_HF_MAX_TYPES; t++) {
+		free(c->rope[t].short_factor);
+		free(c->rope[t].long_factor);
+		c->rope[t].short_factor = c->rope[t].long_factor = NULL;
+	}
+	free(c->layer_rope);
+	free(c->layer_kind);
+	c->layer_rope = NULL;
+	c->layer_kind = NULL;
 }

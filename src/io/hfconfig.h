@@ -41,21 +41,39 @@
 #include "core/rope.h"
 
 #define PE_HFCONFIG_MAX_BYTES ((size_t)16 << 20)
+#define PE_HF_MAX_TYPES 8	/* layer types with a RoPE of their own */
+#define PE_HF_MAX_LAYERS ((uint64_t)1 << 16)
+#define PE_HF_NAME_MAX 48
+#define PE_HF_MAX_WARN 16
 
-struct pe_hfconfig {
-	int has_rope;			/* any RoPE field at all */
-	char model_type[64];		/* "" if absent */
-	const char *dict;		/* "rope_scaling", "rope_parameters" or NULL */
+/* The parameters a config sets, in core/rope.h's words (pe_hf_param_names). */
+enum pe_hf_param {
+	PE_HF_THETA, PE_HF_SCALING, PE_HF_FACTOR, PE_HF_ORIGINAL_MAX, PE_HF_ATTENTION,
+	PE_HF_BETA_FAST, PE_HF_BETA_SLOW, PE_HF_MSCALE, PE_HF_MSCALE_ALL_DIM, PE_HF_TRUNCATE,
+	PE_HF_LOW_FREQ, PE_HF_HIGH_FREQ, PE_HF_SHORT, PE_HF_LONG, PE_HF_PARTIAL, PE_HF_HEAD_DIM,
+	PE_HF_LLAMA4_BETA, PE_HF_NPARAMS
+};
+
+/* Where a parameter's value came from. */
+enum pe_hf_origin {
+	PE_HF_ABSENT,	/* nowhere: the rope type does not use it */
+	PE_HF_GIVEN,	/* the file, at key */
+	PE_HF_DEFAULT,	/* a default of transformers or of the model's class (key: where
+			 * the file would set it) */
+	PE_HF_DERIVED	/* computed from other fields (key names them) */
+};
+
+/* One layer type's RoPE, resolved as transformers resolves it. */
+struct pe_hfrope {
+	char name[PE_HF_NAME_MAX];	/* its layer type; "" for one flat dict */
 	enum pe_rope_scaling scaling;
 	double theta;
 	uint64_t head_dim;		/* 0 if the file does not say */
-	int head_dim_derived;		/* head_dim is hidden_size / num_attention_heads */
-	double partial_rotary_factor;	/* resolved, (0, 1] */
-	int partial_default;		/* the gpt_neox default 0.25 was applied */
-	uint64_t rotary_dim;		/* GPT-J rotary_dim, else 0 */
-	int interleaved;		/* GPT-J: pairs (2i, 2i+1) */
-	uint64_t max_positions;		/* max_position_embeddings, 0 if absent */
-	uint64_t original_max;		/* resolved L0, 0 if none */
+	int head_dim_derived;		/* hidden_size / num_attention_heads */
+	double partial_rotary_factor;	/* (0, 1]; 1 when absent */
+	int partial_ignored;		/* the family's default RoPE does not read it */
+	uint64_t rotary_dim;		/* GPT-J's rotary_dim, else 0 */
+	uint64_t original_max;		/* L0, 0 if the type has none */
 	double factor;			/* 0 if absent */
 	double attention_factor;	/* NaN if absent */
 	double beta_fast, beta_slow;	/* 0 if absent (transformers: `or 32`, `or 1`) */
@@ -64,23 +82,68 @@ struct pe_hfconfig {
 	double low_freq_factor, high_freq_factor;	/* 0 if absent */
 	double *short_factor, *long_factor;		/* malloc'd, or NULL */
 	size_t nshort, nlong;
+	double llama4_beta;		/* llama_4_scaling_beta, 0 if absent */
+	struct {
+		enum pe_hf_origin origin;
+		char key[112];		/* "rope_parameters.full_attention.rope_theta" */
+	} src[PE_HF_NPARAMS];
+};
+
+/* What a query is multiplied by, position by position (--table attn-scale). */
+enum pe_hf_qscale {
+	PE_HF_QSCALE_NONE,
+	PE_HF_QSCALE_LLAMA4,	/* Llama 4's NoPE layers: log1p(floor((p + 1) / floor_scale))
+				 * attn_scale + 1 (attn_temperature_tuning) */
+	PE_HF_QSCALE_BETA	/* Ministral 3 / Mistral 4, every layer:
+				 * 1 + beta ln(1 + floor(p / L0)) */
+};
+
+struct pe_hfconfig {
+	int has_rope;			/* any RoPE field at all, or a family that has one */
+	char model_type[64];		/* "" if absent */
+	char prefix[16];		/* "text_config." when the text model is nested */
+	int interleaved;		/* pairs (2k, 2k+1): GPT-J, Llama 4, Cohere, ... */
+	int family_known;		/* model_type is a family of transformers with RoPE */
+	uint64_t max_positions;		/* max_position_embeddings, 0 if absent */
+	size_t ntypes;
+	struct pe_hfrope rope[PE_HF_MAX_TYPES];	/* one per RoPE layer type */
+	uint64_t nlayers;		/* layers the config describes, 0: it does not say */
+	signed char *layer_rope;	/* per layer: index into rope[], -1 NoPE (malloc'd) */
+	unsigned char *layer_kind;	/* per layer: index into kinds[] (malloc'd) */
+	char kinds[2 * PE_HF_MAX_TYPES][PE_HF_NAME_MAX];	/* layer_types' names */
+	size_t nkinds;
+	enum pe_hf_qscale qscale;
+	double floor_scale, attn_scale, qbeta;
+	uint64_t qL0;
 	/* A key written twice in one object: Python's json (and so the
 	 * model) keeps the last value, and so does posenc.  The count of
 	 * such keys and the path of the first ("rope_scaling.factor"), for a
 	 * warning. */
 	size_t duplicates;
 	char duplicate[96];
-	/* Where each RoPE parameter is read ("rope_theta", "rope_scaling.factor"),
-	 * whether or not the file gives it: pe_hfconfig_key. */
-	char theta_key[40], type_key[40], original_key[64], dict_key[24];
+	/* what transformers would warn about (unknown keys, ...), for the cli */
+	size_t nwarn;
+	char warn[PE_HF_MAX_WARN][240];
 };
 
-/* The key of the file that sets the RoPE parameter param (core/rope.h's
- * words: "theta", "factor", "original_max_positions", "beta_fast", ...),
- * as given or where it would be read; NULL for one no config key sets
- * (positions, offset).  For naming parameters in messages (cli/param.h);
- * the text is valid until the next call. */
-const char *pe_hfconfig_key(const struct pe_hfconfig *c, const char *param);
+/* core/rope.h's name of each parameter ("theta", "original_max_positions"). */
+extern const char *const pe_hf_param_names[];
+
+/* The key of the file that sets the RoPE parameter param of type r
+ * (core/rope.h's words: "theta", "factor", "original_max_positions", ...),
+ * as given or where it would be written; NULL for one no config key sets
+ * (positions, offset).  For naming parameters in messages (cli/param.h). */
+const char *pe_hfconfig_key(const struct pe_hfrope *r, const char *param);
+
+/* The type of layer k (index into c->rope), -1 for a NoPE layer, -2 when
+ * the config does not describe layer k. */
+int pe_hfconfig_layer(const struct pe_hfconfig *c, uint64_t k);
+
+/* The type named name, or -1. */
+int pe_hfconfig_type(const struct pe_hfconfig *c, const char *name);
+
+/* "5, 11, 17" or "0-4, 6-10": the layers using type t (-1: NoPE), into buf. */
+const char *pe_hfconfig_layers_of(const struct pe_hfconfig *c, int t, char *buf, size_t n);
 
 /* Read and resolve path.  Returns 0, or -1 with PE_ERR_IO (cannot read),
  * PE_ERR_DATA (bad content) or PE_ERR_NOMEM.  Free with pe_hfconfig_free

@@ -111,7 +111,9 @@ run generate rope --from-config "$D/rope_gptj.json" -n 2 -f json --table inv-fre
 check "config gpt-j: interleaved, rotary_dim 64" grep -q '"layout":"interleaved",.*"rotary_dim":64' "$T/out"
 run generate rope --from-config "$D/rope_llama3.json" --scaling none --theta 10000 -d 64 -n 2 -f json --table inv-freq
 check "options override the config" grep -q '"head_dim":64,"rotary_dim":64,"theta":10000,"scaling":"none"' "$T/out"
-data_error "config missing field" "original_max_position_embeddings is missing" generate rope --from-config "$D/rope_bad_missing.json"
+# yarn without factor: transformers' KeyError (its L0 would come from the
+# class's max_position_embeddings)
+data_error "config missing field" "rope_scaling.factor is missing (transformers requires it for rope_type yarn)" generate rope --from-config "$D/rope_bad_missing.json"
 data_error "config wrong type" "rope_theta must be a number, got '\"10000\"'" generate rope --from-config "$D/rope_bad_type.json"
 data_error "config non-numeric factor" "rope_scaling.factor must be a number" generate rope --from-config "$D/rope_bad_factor.json"
 data_error "config no rope fields" "no RoPE field" generate rope --from-config "$D/rope_bad_norope.json"

@@ -43,8 +43,8 @@ static void test_duplicates_and_trailing(void **state)
 
 	(void)state;
 	assert_int_equal(pe_hfconfig_parse(dup, strlen(dup), "x.json", &c, &err), 0);
-	assert_true(c.theta == 500000.0);
-	assert_true(c.factor == 8.0);
+	assert_true(c.rope[0].theta == 500000.0);
+	assert_true(c.rope[0].factor == 8.0);
 	assert_int_equal(c.duplicates, 2);
 	assert_string_equal(c.duplicate, "rope_theta");	/* the first in the text */
 	pe_hfconfig_free(&c);
@@ -59,10 +59,10 @@ static void test_default(void **state)
 	(void)state;
 	read_ok("tests/data/rope_default.json", &c);
 	assert_true(c.has_rope);
-	assert_int_equal(c.scaling, PE_ROPE_NONE);
-	assert_true(c.theta == 10000.0);
-	assert_int_equal(c.head_dim, 128);
-	assert_true(c.partial_rotary_factor == 1.0);
+	assert_int_equal(c.rope[0].scaling, PE_ROPE_NONE);
+	assert_true(c.rope[0].theta == 10000.0);
+	assert_int_equal(c.rope[0].head_dim, 128);
+	assert_true(c.rope[0].partial_rotary_factor == 1.0);
 	assert_int_equal(c.max_positions, 4096);
 	pe_hfconfig_free(&c);
 }
@@ -73,9 +73,9 @@ static void test_linear_legacy_type(void **state)
 
 	(void)state;
 	read_ok("tests/data/rope_linear.json", &c);
-	assert_int_equal(c.scaling, PE_ROPE_LINEAR);
-	assert_true(c.factor == 4.0);
-	assert_int_equal(c.head_dim, 128);
+	assert_int_equal(c.rope[0].scaling, PE_ROPE_LINEAR);
+	assert_true(c.rope[0].factor == 4.0);
+	assert_int_equal(c.rope[0].head_dim, 128);
 	pe_hfconfig_free(&c);
 }
 
@@ -85,10 +85,10 @@ static void test_dynamic(void **state)
 
 	(void)state;
 	read_ok("tests/data/rope_dynamic.json", &c);
-	assert_int_equal(c.scaling, PE_ROPE_DYNAMIC);
-	assert_true(c.factor == 2.0);
+	assert_int_equal(c.rope[0].scaling, PE_ROPE_DYNAMIC);
+	assert_true(c.rope[0].factor == 2.0);
 	/* dynamic scales relative to max_position_embeddings */
-	assert_int_equal(c.original_max, 2048);
+	assert_int_equal(c.rope[0].original_max, 2048);
 	pe_hfconfig_free(&c);
 }
 
@@ -98,11 +98,11 @@ static void test_yarn(void **state)
 
 	(void)state;
 	read_ok("tests/data/rope_yarn.json", &c);
-	assert_int_equal(c.scaling, PE_ROPE_YARN);
-	assert_true(c.factor == 4.0);
-	assert_int_equal(c.original_max, 4096);
-	assert_int_equal(c.truncate, -1);
-	assert_true(isnan(c.attention_factor));
+	assert_int_equal(c.rope[0].scaling, PE_ROPE_YARN);
+	assert_true(c.rope[0].factor == 4.0);
+	assert_int_equal(c.rope[0].original_max, 4096);
+	assert_int_equal(c.rope[0].truncate, -1);
+	assert_true(isnan(c.rope[0].attention_factor));
 	pe_hfconfig_free(&c);
 }
 
@@ -112,11 +112,11 @@ static void test_llama3(void **state)
 
 	(void)state;
 	read_ok("tests/data/rope_llama3.json", &c);
-	assert_int_equal(c.scaling, PE_ROPE_LLAMA3);
-	assert_true(c.theta == 500000.0 && c.factor == 8.0);
-	assert_true(c.low_freq_factor == 1.0 && c.high_freq_factor == 4.0);
-	assert_int_equal(c.original_max, 8192);
-	assert_int_equal(c.head_dim, 128);
+	assert_int_equal(c.rope[0].scaling, PE_ROPE_LLAMA3);
+	assert_true(c.rope[0].theta == 500000.0 && c.rope[0].factor == 8.0);
+	assert_true(c.rope[0].low_freq_factor == 1.0 && c.rope[0].high_freq_factor == 4.0);
+	assert_int_equal(c.rope[0].original_max, 8192);
+	assert_int_equal(c.rope[0].head_dim, 128);
 	pe_hfconfig_free(&c);
 }
 
@@ -126,15 +126,15 @@ static void test_longrope(void **state)
 
 	(void)state;
 	read_ok("tests/data/rope_longrope.json", &c);
-	assert_int_equal(c.scaling, PE_ROPE_LONGROPE);
-	assert_int_equal(c.head_dim, 96);
-	assert_int_equal(c.nshort, 48);
-	assert_int_equal(c.nlong, 48);
-	assert_true(c.long_factor[2] == 2.0);
+	assert_int_equal(c.rope[0].scaling, PE_ROPE_LONGROPE);
+	assert_int_equal(c.rope[0].head_dim, 96);
+	assert_int_equal(c.rope[0].nshort, 48);
+	assert_int_equal(c.rope[0].nlong, 48);
+	assert_true(c.rope[0].long_factor[2] == 2.0);
 	/* Phi-3: the top-level original_max_position_embeddings, factor
 	 * derived as max / original = 131072 / 4096 */
-	assert_int_equal(c.original_max, 4096);
-	assert_true(c.factor == 32.0);
+	assert_int_equal(c.rope[0].original_max, 4096);
+	assert_true(c.rope[0].factor == 32.0);
 	pe_hfconfig_free(&c);
 }
 
@@ -144,13 +144,13 @@ static void test_v5_parameters(void **state)
 
 	(void)state;
 	read_ok("tests/data/rope_v5.json", &c);
-	assert_string_equal(c.dict, "rope_parameters");
-	assert_int_equal(c.scaling, PE_ROPE_YARN);
-	assert_true(c.theta == 1000000.0);
-	assert_true(c.partial_rotary_factor == 0.5);
-	assert_int_equal(c.truncate, 0);
-	assert_true(c.beta_fast == 16.0 && c.beta_slow == 0.0);
-	assert_int_equal(c.original_max, 8192);
+	assert_string_equal(pe_hfconfig_key(&c.rope[0], "factor"), "rope_parameters.factor");
+	assert_int_equal(c.rope[0].scaling, PE_ROPE_YARN);
+	assert_true(c.rope[0].theta == 1000000.0);
+	assert_true(c.rope[0].partial_rotary_factor == 0.5);
+	assert_int_equal(c.rope[0].truncate, 0);
+	assert_true(c.rope[0].beta_fast == 16.0 && c.rope[0].beta_slow == 0.0);
+	assert_int_equal(c.rope[0].original_max, 8192);
 	pe_hfconfig_free(&c);
 }
 
@@ -160,14 +160,14 @@ static void test_gpt_neox(void **state)
 
 	(void)state;
 	read_ok("tests/data/rope_neox.json", &c);
-	assert_true(c.partial_rotary_factor == 0.25);
-	assert_false(c.partial_default);
-	assert_int_equal(c.head_dim, 64);
-	assert_true(c.theta == 10000.0);
+	assert_true(c.rope[0].partial_rotary_factor == 0.25);
+	assert_int_equal(c.rope[0].src[PE_HF_PARTIAL].origin, PE_HF_GIVEN);
+	assert_int_equal(c.rope[0].head_dim, 64);
+	assert_true(c.rope[0].theta == 10000.0);
 	pe_hfconfig_free(&c);
 	read_ok("tests/data/rope_neox_nopct.json", &c);
-	assert_true(c.partial_rotary_factor == 0.25);
-	assert_true(c.partial_default);
+	assert_true(c.rope[0].partial_rotary_factor == 0.25);
+	assert_int_equal(c.rope[0].src[PE_HF_PARTIAL].origin, PE_HF_DEFAULT);
 	pe_hfconfig_free(&c);
 }
 
@@ -177,8 +177,8 @@ static void test_gptj(void **state)
 
 	(void)state;
 	read_ok("tests/data/rope_gptj.json", &c);
-	assert_int_equal(c.rotary_dim, 64);
-	assert_int_equal(c.head_dim, 256);
+	assert_int_equal(c.rope[0].rotary_dim, 64);
+	assert_int_equal(c.rope[0].head_dim, 256);
 	assert_true(c.interleaved);
 	pe_hfconfig_free(&c);
 }
@@ -229,8 +229,12 @@ static void test_bad_values(void **state)
 	parse_bad("{\"rope_scaling\": [1]}", "rope_scaling must be an object");
 	parse_bad("{\"rope_scaling\": {\"type\": \"yarn\", \"factor\": 2, \"truncate\": 1}, "
 		  "\"max_position_embeddings\": 8}", "rope_scaling.truncate must be true or false");
-	parse_bad("{\"rope_scaling\": {\"type\": \"longrope\", \"short_factor\": [1, \"x\"]}}",
+	parse_bad("{\"max_position_embeddings\": 8, \"rope_scaling\": {\"type\": \"longrope\", "
+		  "\"short_factor\": [1, \"x\"], \"long_factor\": [1, 2]}}",
 		  "short_factor must be a list of positive numbers (item 1)");
+	/* transformers' KeyError comes first */
+	parse_bad("{\"rope_scaling\": {\"type\": \"longrope\", \"short_factor\": [1, \"x\"]}}",
+		  "rope_scaling.long_factor is missing (transformers requires it for rope_type longrope)");
 	parse_bad("{\"rope_scaling\": {\"type\": \"llama3\", \"factor\": 8, \"low_freq_factor\": 1}, "
 		  "\"max_position_embeddings\": 8192}", "high_freq_factor is missing");
 	parse_bad("{\"rope_theta\": 1e4, \"partial_rotary_factor\": 1.5}", "at most 1");
@@ -244,7 +248,10 @@ static void test_keys(void **state)
 		const char *text, *param, *key;
 	} cases[] = {
 		{ "{\"rope_theta\": 5}", "theta", "rope_theta" },
-		{ "{\"rotary_emb_base\": 5}", "theta", "rotary_emb_base" },
+		{ "{\"model_type\": \"gpt_neox\", \"rotary_emb_base\": 5}", "theta", "rotary_emb_base" },
+		/* GPT-NeoX reads rotary_emb_base, not rope_theta; the others the reverse */
+		{ "{\"model_type\": \"gpt_neox\", \"rotary_emb_base\": 5, \"rope_theta\": 6}", "theta",
+		  "rotary_emb_base" },
 		{ "{\"rotary_emb_base\": 5, \"rope_theta\": 6}", "theta", "rope_theta" },
 		{ "{\"rope_theta\": 5, \"rope_parameters\": {\"rope_theta\": 6}}", "theta",
 		  "rope_parameters.rope_theta" },
@@ -273,14 +280,14 @@ static void test_keys(void **state)
 	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		assert_int_equal(pe_hfconfig_parse(cases[i].text, strlen(cases[i].text), "x.json", &c,
 						   &err), 0);
-		if (!pe_hfconfig_key(&c, cases[i].param) ||
-		    strcmp(pe_hfconfig_key(&c, cases[i].param), cases[i].key) != 0)
+		if (!pe_hfconfig_key(&c.rope[0], cases[i].param) ||
+		    strcmp(pe_hfconfig_key(&c.rope[0], cases[i].param), cases[i].key) != 0)
 			fail_msg("%s: %s is '%s', wanted '%s'", cases[i].text, cases[i].param,
-				 pe_hfconfig_key(&c, cases[i].param), cases[i].key);
+				 pe_hfconfig_key(&c.rope[0], cases[i].param), cases[i].key);
 		pe_hfconfig_free(&c);
 	}
 	assert_int_equal(pe_hfconfig_parse("{}", 2, "x.json", &c, &err), 0);
-	assert_null(pe_hfconfig_key(&c, "positions"));
+	assert_null(pe_hfconfig_key(&c.rope[0], "positions"));
 	pe_hfconfig_free(&c);
 }
 

@@ -337,8 +337,8 @@ static void test_hfconfig_fifo(void **state)
 	if (pe_hfconfig_read(path, &h, &err) != 0)
 		fail_msg("%s", err.msg);
 	pthread_join(th, NULL);
-	assert_true(h.theta == 500000.0);
-	assert_int_equal(h.head_dim, 64);
+	assert_true(h.rope[0].theta == 500000.0);
+	assert_int_equal(h.rope[0].head_dim, 64);
 	pe_hfconfig_free(&h);
 	unlink(path);
 	free(path);
