@@ -5,7 +5,7 @@
  * parsed with cJSON), 1-D and integer results, and the refusals.  Pixels,
  * never file bytes: zlib builds compress differently.
  *
- * Axes: the tick rule (pe_png_ticks(), io/sink_png.h) by table and by its
+ * Axes: the tick rule (pe_ticks(), io/ticks.h) by table and by its
  * invariants; in decoded images, tick marks found by scanning for ink and
  * tick labels and axis titles found by matching the text as io/font.h
  * draws it, with a blank margin around it (so nothing else is drawn
@@ -22,7 +22,7 @@
 #include "io/colormap.h"
 #include "io/font.h"
 #include "io/sink.h"
-#include "io/sink_png.h"
+#include "io/ticks.h"
 #include "testutil.h"
 
 struct src {
@@ -745,12 +745,12 @@ static void test_ticks_table(void **state)
 		{ 11, INT64_MAX - 10, 1, 100, 60, 3, 10 },	/* ...797: ...800 */
 		{ 11, INT64_MIN, 1, 100, 60, 8, 10 },	/* ...808: ...800 */
 	};
-	struct pe_png_ticks t;
+	struct pe_ticks t;
 	size_t i;
 
 	(void)state;
 	for (i = 0; i < sizeof c / sizeof c[0]; i++) {
-		t = pe_png_ticks(c[i].n, c[i].origin, c[i].step, c[i].len, c[i].minpx);
+		t = pe_ticks(c[i].n, c[i].origin, c[i].step, c[i].len, c[i].minpx);
 		if (t.first != c[i].first || t.every != c[i].every)
 			fail_msg("case %zu: first %llu every %llu, expected %llu %llu", i,
 				 (unsigned long long)t.first, (unsigned long long)t.every,
@@ -763,7 +763,7 @@ static void test_ticks_table(void **state)
  * a label that is a multiple of the period whenever some cell has one. */
 static void check_ticks(uint64_t n, int64_t origin, uint64_t step, double len, double minpx)
 {
-	struct pe_png_ticks t = pe_png_ticks(n, origin, step, len, minpx);
+	struct pe_ticks t = pe_ticks(n, origin, step, len, minpx);
 	uint64_t period = t.every * step, i;
 
 	assert_true(t.every >= 1);
@@ -786,14 +786,14 @@ static void test_ticks_rule(void **state)
 	static const double minpxs[] = { 2, 28, 56, 102 };
 	static const int64_t origins[] = { 0, 1, 2, -5, -1000, 999, 1000000, -7 };
 	static const uint64_t steps[] = { 1, 2, 3, 4, 5, 7, 16, 25, 1000 };
-	struct pe_png_ticks t;
+	struct pe_ticks t;
 	size_t a, b, c, d, e;
 
 	(void)state;
 	for (a = 0; a < sizeof ns / sizeof ns[0]; a++) {
 		for (b = 0; b < 4; b++) {
 			for (c = 0; c < 4; c++) {
-				t = pe_png_ticks(ns[a], 0, 1, lens[b], minpxs[c]);
+				t = pe_ticks(ns[a], 0, 1, lens[b], minpxs[c]);
 				assert_int_equal(t.first, 0);
 				assert_int_equal(t.every, old_every(ns[a], lens[b], minpxs[c]));
 				for (d = 0; d < sizeof origins / sizeof origins[0]; d++)
