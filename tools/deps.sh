@@ -12,7 +12,7 @@
 #   bench: python3-matplotlib, python3-pandas (the csv peers), time (GNU
 #          time for peak memory)
 set -u
-pkgs="gcc make pkg-config libcjson-dev libpng-dev zlib1g-dev libopenblas-dev libcmocka-dev
+pkgs="gcc make pkg-config libcjson-dev libpng-dev zlib1g-dev libopenblas-dev libcmocka-dev libcairo2-dev fonts-dejavu-core librsvg2-bin poppler-utils
 libmpfr-dev libsleef-dev python3-numpy python3-matplotlib python3-pandas bsdutils parallel zsh qemu-user time"
 missing=""
 for p in $pkgs; do

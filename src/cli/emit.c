@@ -9,13 +9,15 @@
 #include "cli/msg.h"
 #include "core/parse.h"
 #include "io/colormap.h"
+#include "io/figure.h"
+#include "io/metajson.h"
 #include "io/output.h"
 
 #define PNG_SIZE_MAX 16384
 #define PNG_TITLE_MAX 200
 
 #define O(f) offsetof(struct pe_outopts, f)
-#define PNG (1u << PE_FMT_PNG)
+#define PNG ((1u << PE_FMT_PNG) | (1u << PE_FMT_SVG) | (1u << PE_FMT_PDF))	/* figures */
 
 /* --aspect: auto (0) or equal (1) */
 static const char *const aspects[] = { "auto", "equal", NULL };
@@ -25,7 +27,7 @@ const struct pe_optdef pe_output_rows[] = {
 	{ PE_FILE("output", 'o', "PATH", O(path),
 		  "write to PATH (default - : stdout); files appear whole or not at all") },
 	{ PE_TEXT("format", 'f', "FMT", O(format),
-		  "csv|json|raw|npy|safetensors|png (default: from the\nextension of -o, else csv)") },
+		  "csv|json|raw|npy|safetensors|png|svg|pdf (default:\nfrom the extension of -o, else csv)") },
 	{ PE_FLAG("force", 0, O(force), "write binary formats to a terminal anyway") },
 	{ PE_TEXT("rows", 0, "A:B", O(rows), "only rows A..B-1 of the result (A included, B excluded)") },
 	{ PE_U64("threads", 0, "N", O(threads), 1, PE_MAX_THREADS,
@@ -34,7 +36,7 @@ const struct pe_optdef pe_output_rows[] = {
 	{ PE_FLAG("header", 0, O(header), "csv: start with a header line of column names"),
 	  .applies = 1u << PE_FMT_CSV },
 	{ PE_FLAG("help", 'h', O(help), "show this help and exit") },
-	{ PE_HEADING("PNG heatmap (-f png):") },
+	{ PE_HEADING("Figures (-f png, svg or pdf):") },
 	{ PE_TEXT("cmap", 0, "NAME", O(cmap), "viridis (default), magma, inferno, plasma, cividis,\n"
 					     "coolwarm, rdbu, gray; NAME_r reversed"), .applies = PNG },
 	{ PE_REAL("vmin", 0, "V", O(vmin), PE_REAL_ANY,
@@ -184,10 +186,10 @@ int pe_emit_prepare(struct pe_emit *e, const struct pe_outopts *o, const struct 
 			       pe_format_name(e->format), nt);
 	if ((w = pe_args_misplaced(o->args, pe_output_rows, o, 1u << e->format)))
 		return w->applies == PNG
-			       ? pe_fail(err, PE_ERR_USAGE, "--%s applies to png output only (-f png or -o FILE.png)",
+			       ? pe_fail(err, PE_ERR_USAGE, "--%s applies to figures only (-f png, svg or pdf, or -o FILE.png)",
 					 w->name)
 			       : pe_fail(err, PE_ERR_USAGE, "--%s applies to csv output only", w->name);
-	if (e->format == PE_FMT_PNG && png_opts(o, &e->so, err) != 0)
+	if (pe_format_is_figure(e->format) && png_opts(o, &e->so, err) != 0)
 		return -1;
 	memset(&e->sel, 0, sizeof e->sel);
 	if (o->rows) {
@@ -338,4 +340,94 @@ int pe_emit_text(const struct pe_outopts *o, enum pe_format format, const char *
 		return -1;
 	}
 	return pe_output_commit(&out, err);
+}
+
+int pe_emit_is_figure(const struct pe_outopts *o)
+{
+	struct pe_error err;
+	enum pe_format f;
+
+	return resolve_format(o, &f, &err) == 0 && pe_format_is_figure(f);
+}
+
+/* The figure options that mean nothing for a line chart. */
+static const char *chart_misfit(const struct pe_outopts *o)
+{
+	return o->cmap ? "cmap" : GIVEN(o, vmin) ? "vmin" : GIVEN(o, vmax) ? "vmax"
+	     : o->colorbar ? "colorbar" : o->no_colorbar ? "no-colorbar"
+	     : GIVEN(o, aspect) ? "aspect" : o->no_axes ? "no-axes" : o->rows ? "rows"
+	     : o->header ? "header" : NULL;
+}
+
+int pe_emit_chart(const struct pe_outopts *o, const struct pe_chart *c, const char *title,
+		  const struct pe_meta *meta, struct pe_error *err)
+{
+	struct pe_chart cc = *c;
+	struct pe_fig_panel panel;
+	struct pe_fig f;
+	struct pe_fig_layout L;
+	struct pe_fig_doc doc = { NULL, NULL, NULL };
+	struct pe_output out;
+	enum pe_format fmt;
+	const char *w;
+	char *t = NULL, *xl = NULL, *yl = NULL, *mj = NULL;
+	int rc = -1;
+
+	memset(&L, 0, sizeof L);
+	if (resolve_format(o, &fmt, err) != 0)
+		return -1;
+	if (!pe_format_is_figure(fmt))
+		return pe_fail(err, PE_ERR_USAGE, "a line chart is a figure: -f png, svg or pdf, not %s",
+			       pe_format_name(fmt));
+	if ((w = chart_misfit(o)))
+		return pe_fail(err, PE_ERR_USAGE, "--%s does not apply to a line chart", w);
+	if ((o->title && strlen(o->title) > PNG_TITLE_MAX) ||
+	    (o->xlabel && strlen(o->xlabel) > PNG_TITLE_MAX) ||
+	    (o->ylabel && strlen(o->ylabel) > PNG_TITLE_MAX))
+		return pe_fail(err, PE_ERR_USAGE, "--%s must be at most %d bytes",
+			       o->title && strlen(o->title) > PNG_TITLE_MAX ? "title"
+			       : o->xlabel && strlen(o->xlabel) > PNG_TITLE_MAX ? "xlabel" : "ylabel",
+			       PNG_TITLE_MAX);
+	if (o->title)
+		title = *o->title ? o->title : NULL;	/* --title '': none */
+	memset(&panel, 0, sizeof panel);
+	memset(&f, 0, sizeof f);
+	if ((title && !(t = pe_utf8_clean(title))) ||
+	    ((o->xlabel || cc.xlabel) && !(xl = pe_utf8_clean(o->xlabel ? o->xlabel : cc.xlabel))) ||
+	    ((o->ylabel || cc.ylabel) && !(yl = pe_utf8_clean(o->ylabel ? o->ylabel : cc.ylabel))) ||
+	    !(mj = pe_meta_json(meta))) {
+		pe_fail(err, PE_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	panel.chart = &cc;
+	f.panels = &panel;
+	f.n = f.nc = f.nr = 1;
+	f.title = t;
+	f.xlabel = xl;
+	f.ylabel = yl;
+	if (GIVEN(o, size)) {
+		f.chart_w = (unsigned)o->size;
+		f.chart_h = (unsigned)(o->size * 5 / 8);
+		if (f.chart_h == 0)
+			f.chart_h = 1;
+	}
+	doc.title = t;
+	doc.meta = mj;
+	if (pe_fig_plan(&f, &L, err) != 0 ||
+	    pe_output_open(&out, o->path, pe_format_is_binary(fmt), o->force, err) != 0)
+		goto out;
+	if (pe_fig_write(&f, &L, fmt == PE_FMT_PNG ? PE_FIG_PNG : fmt == PE_FMT_SVG ? PE_FIG_SVG
+									 : PE_FIG_PDF,
+			 out.fp, &doc, err) != 0) {
+		pe_output_abort(&out);
+		goto out;
+	}
+	rc = pe_output_commit(&out, err);
+out:
+	pe_fig_layout_free(&L);
+	free(t);
+	free(xl);
+	free(yl);
+	free(mj);
+	return rc;
 }

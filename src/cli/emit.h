@@ -91,6 +91,20 @@ int pe_emit_text(const struct pe_outopts *o, enum pe_format format, const char *
 		 int (*write)(FILE *fp, void *ctx, struct pe_error *err), void *ctx,
 		 struct pe_error *err);
 
+/* Does -f or -o's extension ask for a figure (png, svg, pdf)? */
+int pe_emit_is_figure(const struct pe_outopts *o);
+
+/*
+ * A curve result drawn as a line chart (io/figure.h) to -o: title is the
+ * default title (--title overrides it, --title '' leaves it out), the
+ * chart's axis titles give way to --xlabel / --ylabel, --size is the plot
+ * area's width (its height 5/8 of it); the heatmap options are usage
+ * errors.  Opens, draws, commits.  Returns 0 or -1.
+ */
+struct pe_chart;
+int pe_emit_chart(const struct pe_outopts *o, const struct pe_chart *c, const char *title,
+		  const struct pe_meta *meta, struct pe_error *err);
+
 /* pe_emit_text's checks of the options alone, for a command to make
  * before its work. */
 int pe_emit_text_check(const struct pe_outopts *o, enum pe_format format, const char *what,

@@ -1,9 +1,14 @@
 /*
- * A heatmap's figure (figure.h), drawn with the bitmap font of io/font.h:
- * the layout and the drawing written at the top of sink_png.c.
+ * Figures with cairo (figure.h).  Sizes follow matplotlib's defaults at
+ * 100 dpi: 10 pt text (13.9 px), 12 pt titles, ticks 3.5 pt long and 0.8
+ * pt wide pointing out, 3.5 pt between a tick and its label, 0.8 pt
+ * frames, tab10 colours for series, lines 1.5 pt wide.
  */
 #include "io/figure.h"
 
+#include <cairo-pdf.h>
+#include <cairo-svg.h>
+#include <cairo.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -12,506 +17,1414 @@
 
 #include "core/mem.h"
 #include "io/colormap.h"
-#include "io/font.h"
+#include "io/fmt.h"
+#include "io/metajson.h"
+#include "io/output.h"
+#include "io/png_write.h"
 #include "io/ticks.h"
+#include "version.h"
 
-#define PANEL_GAP 8	/* font pixels between one panel's labels and the next */
+#define PT (100.0 / 72.0)	/* px per point at 100 dpi */
+#define FS (10 * PT)		/* labels */
+#define TFS (12 * PT)		/* titles */
+#define TICK (3.5 * PT)
+#define TICKPAD (3.5 * PT)
+#define LINE (0.8 * PT)
+#define LABELPAD (4 * PT)
+#define PAD 10.0
+#define PANEL_GAP 24.0
+#define CB_PAD 16.0
+#define FONT "DejaVu Sans"
 
 static const unsigned char NAN_RGB[3] = { 0xff, 0x00, 0xff };	/* magenta */
-static const unsigned char BG_RGB[3] = { 0xff, 0xff, 0xff };
-static const unsigned char INK_RGB[3] = { 0x00, 0x00, 0x00 };
-static const unsigned char FRAME_RGB[3] = { 0x40, 0x40, 0x40 };
+static const unsigned char NINF_RGB[3] = { 0xd9, 0xd9, 0xd9 };	/* light grey: a mask */
+static const unsigned char PINF_RGB[3] = { 0x00, 0x00, 0x00 };	/* black */
 
-/* What every drawing step reads. */
-struct fig {
-	const struct pe_heatmap *hm;
-	const struct pe_sink_opts *o;
-	const struct pe_colorscale *cs;
-	struct pe_figure *f;
-	int titled;		/* panels titled "head K" (3-D, not with no_axes) */
+/* matplotlib's tab10, the default colour cycle */
+static const unsigned char TAB10[10][3] = {
+	{ 0x1f, 0x77, 0xb4 }, { 0xff, 0x7f, 0x0e }, { 0x2c, 0xa0, 0x2c }, { 0xd6, 0x27, 0x28 },
+	{ 0x94, 0x67, 0xbd }, { 0x8c, 0x56, 0x4b }, { 0xe3, 0x77, 0xc2 }, { 0x7f, 0x7f, 0x7f },
+	{ 0xbc, 0xbd, 0x22 }, { 0x17, 0xbe, 0xcf },
 };
 
+/* ---- colours ---- */
 
-static void fill_rect(struct fig *p, int x, int y, int w, int h, const unsigned char *rgb)
+void pe_colorscale_range(struct pe_colorscale *cs, int cmap, double vmin, double vmax)
 {
-	pe_rgb_fill(p->f->img, p->f->w, p->f->h, x, y, w, h, rgb);
+	cs->cmap = cmap;
+	cs->vmin = vmin;
+	cs->vmax = vmax;
+	cs->discrete = 0;
+	pe_colormap_lut(cmap, cs->lut);
 }
 
-static void frame(struct fig *p, int x, int y, int w, int h)
+int pe_colorscale_ids(struct pe_colorscale *cs, int cmap, int64_t lo, int64_t hi,
+		      struct pe_error *err)
 {
-	fill_rect(p, x - 1, y - 1, w + 2, 1, FRAME_RGB);
-	fill_rect(p, x - 1, y + h, w + 2, 1, FRAME_RGB);
-	fill_rect(p, x - 1, y, 1, h, FRAME_RGB);
-	fill_rect(p, x + w, y, 1, h, FRAME_RGB);
+	uint64_t n = (uint64_t)(hi - lo) + 1, b;
+
+	pe_colorscale_range(cs, cmap, (double)lo, (double)hi);
+	cs->discrete = 1;
+	cs->lo = lo;
+	cs->hi = hi;
+	if (n > PE_PALETTE_MAX)
+		return 0;
+	cs->pal = malloc(3 * (size_t)n);
+	if (!cs->pal)
+		return pe_fail(err, PE_ERR_NOMEM, "out of memory");
+	for (b = 0; b < n; b++)
+		pe_colormap_resampled(cmap, n, b, cs->pal + 3 * b);
+	return 0;
 }
 
-static int64_t label_of(const struct pe_figure_axis *a, uint64_t i)
+void pe_colorscale_free(struct pe_colorscale *cs)
 {
-	return pe_tick_label(a->origin, a->step, i);
+	free(cs->pal);
+	cs->pal = NULL;
 }
 
-static int label_w(const struct pe_figure_axis *a, uint64_t i, int fs)
+/* The colour of id v: its band of hi - lo + 1, the ends for ids beyond. */
+static void id_rgb(const struct pe_colorscale *cs, int64_t v, unsigned char rgb[3])
+{
+	uint64_t band = v <= cs->lo ? 0 : v >= cs->hi ? (uint64_t)(cs->hi - cs->lo)
+						      : (uint64_t)(v - cs->lo);
+
+	if (cs->pal)
+		memcpy(rgb, cs->pal + 3 * band, 3);
+	else
+		pe_colormap_resampled(cs->cmap, (uint64_t)(cs->hi - cs->lo) + 1, band, rgb);
+}
+
+void pe_cell_rgb(const struct pe_heatmap *hm, const struct pe_colorscale *cs, uint64_t k,
+		 uint32_t i, uint32_t j, unsigned char rgb[3])
+{
+	double mean;
+	int idx;
+
+	if (hm->ids) {
+		id_rgb(cs, pe_heatmap_id(hm, k, i, j), rgb);
+		return;
+	}
+	mean = pe_heatmap_mean(hm, k, i, j);
+	if (isnan(mean)) {
+		memcpy(rgb, NAN_RGB, 3);
+		return;
+	}
+	if (isinf(mean) && cs->inf_colours) {
+		memcpy(rgb, mean < 0 ? NINF_RGB : PINF_RGB, 3);
+		return;
+	}
+	if (cs->vmin == cs->vmax)
+		idx = 0;
+	else if (hm->dtype == PE_F32)
+		idx = pe_colormap_index_f32((float)mean, (float)cs->vmin,
+					    (float)(cs->vmax - cs->vmin));
+	else
+		idx = pe_colormap_index_f64(mean, cs->vmin, cs->vmax - cs->vmin);
+	memcpy(rgb, cs->lut + 3 * idx, 3);
+}
+
+/* ---- text ---- */
+
+static void set_font(cairo_t *cr, double px)
+{
+	cairo_font_options_t *fo = cairo_font_options_create();
+
+	/* unhinted metrics: the same layout in every backend */
+	cairo_font_options_set_hint_metrics(fo, CAIRO_HINT_METRICS_OFF);
+	cairo_font_options_set_hint_style(fo, CAIRO_HINT_STYLE_NONE);
+	cairo_font_options_set_antialias(fo, CAIRO_ANTIALIAS_GRAY);
+	cairo_set_font_options(cr, fo);
+	cairo_font_options_destroy(fo);
+	cairo_select_font_face(cr, FONT, CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+	cairo_set_font_size(cr, px);
+}
+
+/* A context to measure text with, made once. */
+static cairo_t *measurer(void)
+{
+	static cairo_t *cr;
+	cairo_surface_t *s;
+
+	if (!cr) {
+		s = cairo_image_surface_create(CAIRO_FORMAT_A8, 1, 1);
+		cr = cairo_create(s);
+		cairo_surface_destroy(s);
+	}
+	return cr;
+}
+
+double pe_fig_text_width(const char *s, double px)
+{
+	cairo_t *cr = measurer();
+	cairo_text_extents_t e;
+
+	if (!s || !*s)
+		return 0;
+	set_font(cr, px);
+	cairo_text_extents(cr, s, &e);
+	return e.x_advance;
+}
+
+/* Ascent and descent of the face at px. */
+static void font_heights(double px, double *asc, double *desc)
+{
+	cairo_t *cr = measurer();
+	cairo_font_extents_t fe;
+
+	set_font(cr, px);
+	cairo_font_extents(cr, &fe);
+	*asc = fe.ascent;
+	*desc = fe.descent;
+}
+
+/* The height a line of text takes: ascent + descent. */
+static double text_h(double px)
+{
+	double a, d;
+
+	font_heights(px, &a, &d);
+	return a + d;
+}
+
+/*
+ * s with its box (advance x ascent + descent) placed so that the point
+ * (x, y) is at fraction ax of its width and ay of its height (0, 0: top
+ * left); turned 90 degrees counter-clockwise when up (reading bottom to
+ * top, the box's width then along y).
+ */
+static void draw_text(cairo_t *cr, const char *s, double px, double x, double y, double ax,
+		      double ay, int up)
+{
+	double a, d, w;
+
+	if (!s || !*s)
+		return;
+	set_font(cr, px);
+	font_heights(px, &a, &d);
+	w = pe_fig_text_width(s, px);
+	cairo_save(cr);
+	cairo_translate(cr, x, y);
+	if (up)
+		cairo_rotate(cr, -1.5707963267948966);
+	cairo_move_to(cr, -ax * w, -ay * (a + d) + a);
+	cairo_show_text(cr, s);
+	cairo_restore(cr);
+}
+
+/* ---- ticks at round values ---- */
+
+size_t pe_nice_ticks(double lo, double hi, double len, double minpx, double *v, size_t max,
+		     int *decimals)
+{
+	static const double mant[5] = { 1, 2, 2.5, 5, 10 };
+	double span = hi - lo, want, raw, mag, step = 0, t0;
+	size_t n = 0, m;
+	int k;
+
+	*decimals = 0;
+	if (!(span > 0) || !isfinite(span) || max == 0 || !(len > 0))
+		return 0;
+	if (!(minpx > 1))
+		minpx = 1;
+	want = floor(len / minpx);
+	if (want < 2)
+		want = 2;
+	raw = span / want;
+	mag = pow(10, floor(log10(raw)));
+	for (m = 0; m < 5; m++) {
+		step = mant[m] * mag;
+		if (step >= raw * (1 - 1e-9))
+			break;
+	}
+	k = (int)-floor(log10(step) + 1e-9);
+	*decimals = k > 0 ? k : 0;
+	if (m == 2)	/* 2.5 x 10^k needs one digit more */
+		*decimals = k + 1 > 0 ? k + 1 : 0;
+	t0 = ceil(lo / step - 1e-9) * step;
+	while (n < max) {
+		double t = t0 + (double)n * step;
+
+		if (t > hi + step * 1e-9)
+			break;
+		v[n++] = fabs(t) < step * 1e-9 ? 0 : t;
+	}
+	return n;
+}
+
+/* A real tick label with d decimals; large or tiny magnitudes as %g. */
+static void fmt_tick(double v, int d, char *buf, size_t n)
+{
+	double a = fabs(v);
+
+	if (v != 0 && (a >= 1e6 || a < 1e-4))
+		snprintf(buf, n, "%g", v);
+	else
+		snprintf(buf, n, "%.*f", d, v);
+	if (strcmp(buf, "-0") == 0)
+		snprintf(buf, n, "0");
+}
+
+/* ---- layout ---- */
+
+/* A heatmap panel's axes: ticks as pe_ticks() gives them. */
+struct hm_axes {
+	struct pe_ticks r, c;
+	int rows;		/* draws a row axis (not a vector) */
+	double lab_w;		/* widest row label */
+	double first_w, last_w;	/* first and last column labels drawn */
+	uint64_t last_c;
+};
+
+static double hm_w(const struct pe_heatmap *hm)
+{
+	return (double)hm->kw * hm->gw;
+}
+
+static double hm_h(const struct pe_heatmap *hm)
+{
+	return (double)hm->ph;
+}
+
+static double label_w(int64_t origin, uint64_t step, uint64_t i)
 {
 	char buf[PE_FMT_BUF];
 
-	pe_fmt_i64(label_of(a, i), buf);
-	return pe_font_width(buf, fs);
+	pe_fmt_i64(pe_tick_label(origin, step, i), buf);
+	return pe_fig_text_width(buf, FS);
 }
 
-static void axis_init(struct pe_figure_axis *a, uint64_t n, int64_t origin, uint64_t step)
-{
-	memset(a, 0, sizeof *a);
-	a->n = n;
-	a->origin = origin;
-	a->step = step;
-}
-
-static void axis_ticks(struct pe_figure_axis *a, double len, double minpx)
-{
-	struct pe_ticks t = pe_ticks(a->n, a->origin, a->step, len, minpx);
-
-	a->first = t.first;
-	a->every = t.every;
-	a->last = t.first + (a->n - 1 - t.first) / t.every * t.every;
-}
-
-static int imax(int a, int b)
+static double imax_d(double a, double b)
 {
 	return a > b ? a : b;
 }
 
-/* The colour bar's end labels: 4 significant digits, more when 4 would
- * make two different ends read the same (no "-0"). */
-static void fmt_ends(double lo, double hi, char *a, char *b)
+static void hm_axes_of(const struct pe_fig_panel *p, struct hm_axes *ax)
 {
-	int prec;
+	const struct pe_heatmap *hm = p->hm;
+	double th = text_h(FS), w, minpx;
+	uint64_t last;
 
-	if (lo == 0)
-		lo = 0;
-	if (hi == 0)
-		hi = 0;
-	for (prec = 4; prec <= 17; prec++) {
-		snprintf(a, 32, "%.*g", prec, lo);
-		snprintf(b, 32, "%.*g", prec, hi);
-		if (strcmp(a, b) != 0)
-			break;
+	memset(ax, 0, sizeof *ax);
+	ax->rows = !hm->vector;
+	if (ax->rows) {
+		/* labels 2.5 lines apart; a short axis (a wide matrix at 1:4)
+		 * spaces them less, down to 1.5 lines, rather than label one row */
+		minpx = hm_h(hm) / 3 < 1.5 * th ? 1.5 * th : hm_h(hm) / 3;
+		ax->r = pe_ticks(hm->rows, p->row_origin, p->row_step, hm_h(hm),
+				 minpx < 2.5 * th ? minpx : 2.5 * th);
+		last = ax->r.first + (hm->rows - 1 - ax->r.first) / ax->r.every * ax->r.every;
+		ax->lab_w = imax_d(label_w(p->row_origin, p->row_step, ax->r.first),
+				   label_w(p->row_origin, p->row_step, last));
+	}
+	/* labels grow monotonically, so the widest is at an end */
+	w = imax_d(label_w(p->col_origin, p->col_step, 0),
+		   label_w(p->col_origin, p->col_step, hm->cols - 1));
+	ax->c = pe_ticks(hm->cols, p->col_origin, p->col_step, hm_w(hm), w + 2 * FS);
+	ax->last_c = ax->c.first + (hm->cols - 1 - ax->c.first) / ax->c.every * ax->c.every;
+	ax->first_w = label_w(p->col_origin, p->col_step, ax->c.first);
+	ax->last_w = label_w(p->col_origin, p->col_step, ax->last_c);
+}
+
+/* Pixel offset of the centre of cell i of n drawn across len. */
+static double centre(uint64_t i, double len, uint64_t n)
+{
+	return ((double)i + 0.5) * len / (double)n;
+}
+
+/* The chart's data ranges, with matplotlib's 5% margins (on a log axis, of
+ * the logarithms). */
+struct range {
+	double lo, hi;
+};
+
+static int usable(double v, int logax)
+{
+	return isfinite(v) && (!logax || v > 0);
+}
+
+static void chart_ranges(const struct pe_chart *c, struct range *x, struct range *y)
+{
+	size_t s, i;
+	double lo, hi, m;
+	int first_x = 1, first_y = 1;
+	const struct pe_series *se;
+
+	x->lo = x->hi = y->lo = y->hi = 0;
+	for (s = 0; s < c->nseries; s++) {
+		se = &c->series[s];
+		for (i = 0; i < se->n; i++) {
+			double xv = se->x[i], vals[3] = { se->y[i], se->lo ? se->lo[i] : (double)NAN,
+							   se->hi ? se->hi[i] : (double)NAN };
+			int k;
+
+			if (!usable(xv, c->logx))
+				continue;
+			if (first_x || xv < x->lo)
+				x->lo = xv;
+			if (first_x || xv > x->hi)
+				x->hi = xv;
+			first_x = 0;
+			if (se->step && i + 1 == se->n && !c->logx && xv + 1 > x->hi)
+				x->hi = xv + 1;
+			for (k = 0; k < 3; k++) {
+				if (!usable(vals[k], c->logy))
+					continue;
+				if (first_y || vals[k] < y->lo)
+					y->lo = vals[k];
+				if (first_y || vals[k] > y->hi)
+					y->hi = vals[k];
+				first_y = 0;
+			}
+		}
+	}
+	if (first_x) {
+		x->lo = c->logx ? 1 : 0;
+		x->hi = c->logx ? 10 : 1;
+	}
+	if (first_y) {
+		y->lo = c->logy ? 1 : 0;
+		y->hi = c->logy ? 10 : 1;
+	}
+	if (c->logx) {
+		x->lo = log10(x->lo);
+		x->hi = log10(x->hi);
+	}
+	if (c->logy) {
+		y->lo = log10(y->lo);
+		y->hi = log10(y->hi);
+	}
+	if (x->hi == x->lo) {
+		x->lo -= 0.5;
+		x->hi += 0.5;
+	}
+	if (y->hi == y->lo) {
+		m = fabs(y->lo) > 0 ? fabs(y->lo) * 0.1 : 0.5;
+		y->lo -= m;
+		y->hi += m;
+	}
+	lo = x->lo;
+	hi = x->hi;
+	x->lo = lo - 0.05 * (hi - lo);
+	x->hi = hi + 0.05 * (hi - lo);
+	lo = y->lo;
+	hi = y->hi;
+	y->lo = lo - 0.05 * (hi - lo);
+	y->hi = hi + 0.05 * (hi - lo);
+}
+
+#define MAX_TICKS 64
+
+/* An axis of a chart: tick values (as data, not logarithms) and labels. */
+struct chart_axis {
+	double v[MAX_TICKS];
+	char lab[MAX_TICKS][32];
+	size_t n;
+	double lab_w;
+};
+
+static void chart_axis(struct range r, int logax, double len, double minpx,
+		       struct chart_axis *a)
+{
+	int d, e, e0, e1, every;
+	size_t i;
+
+	a->n = 0;
+	a->lab_w = 0;
+	if (logax) {
+		e0 = (int)ceil(r.lo - 1e-9);
+		e1 = (int)floor(r.hi + 1e-9);
+		every = 1;
+		while ((double)every * len / (r.hi - r.lo) < minpx && every < 1000)
+			every++;
+		for (e = e0; e <= e1 && a->n < MAX_TICKS; e++) {
+			if (e % every != 0)
+				continue;
+			a->v[a->n] = e;
+			if (e >= -3 && e <= 4)
+				snprintf(a->lab[a->n], 32, "%.*f", e < 0 ? -e : 0, pow(10, e));
+			else
+				snprintf(a->lab[a->n], 32, "1e%d", e);
+			a->n++;
+		}
+	} else {
+		a->n = pe_nice_ticks(r.lo, r.hi, len, minpx, a->v, MAX_TICKS, &d);
+		for (i = 0; i < a->n; i++)
+			fmt_tick(a->v[i], d, a->lab[i], 32);
+	}
+	for (i = 0; i < a->n; i++)
+		a->lab_w = imax_d(a->lab_w, pe_fig_text_width(a->lab[i], FS));
+}
+
+/* A colour bar's ticks: ids, or round values of [vmin, vmax]. */
+static double cbar_label_w(const struct pe_colorscale *cs, double len)
+{
+	struct chart_axis a;
+	struct range r = { cs->vmin, cs->vmax };
+	char buf[PE_FMT_BUF];
+	double w;
+
+	if (cs->discrete) {
+		pe_fmt_i64(cs->lo, buf);
+		w = pe_fig_text_width(buf, FS);
+		pe_fmt_i64(cs->hi, buf);
+		return imax_d(w, pe_fig_text_width(buf, FS));
+	}
+	chart_axis(r, 0, len, 2.5 * text_h(FS), &a);
+	w = a.lab_w;
+	if (cs->has_nan || cs->has_ninf || cs->has_pinf)
+		w = imax_d(w, pe_fig_text_width("-inf", FS) + 16);
+	return w;
+}
+
+/* Margins of one panel around its area. */
+struct margins {
+	double l, r, t, b;
+};
+
+static double chart_aw(const struct pe_fig *f)
+{
+	return f->chart_w ? f->chart_w : 560;
+}
+
+static double chart_ah(const struct pe_fig *f)
+{
+	return f->chart_h ? f->chart_h : 350;
+}
+
+static double cbar_w(double h)
+{
+	double w = h / 20;
+
+	return w < 12 ? 12 : w > 30 ? 30 : round(w);
+}
+
+static void panel_margins(const struct pe_fig_panel *p, double aw, double ah, struct margins *m)
+{
+	double th = text_h(FS);
+	struct hm_axes ax;
+	struct range xr, yr;
+	struct chart_axis xa, ya;
+	double c0, cl;
+
+	memset(m, 0, sizeof *m);
+	if (p->title)
+		m->t = text_h(TFS) + LABELPAD;
+	if (p->chart) {
+		chart_ranges(p->chart, &xr, &yr);
+		chart_axis(yr, p->chart->logy, ah, 2.5 * th, &ya);
+		chart_axis(xr, p->chart->logx, aw, 4 * FS, &xa);
+		m->l = TICK + TICKPAD + ya.lab_w;
+		m->b = TICK + TICKPAD + th;
+		m->t = imax_d(m->t, th / 2);
+		m->r = imax_d(m->r, xa.lab_w / 2);
+	} else {
+		hm_axes_of(p, &ax);
+		if (ax.rows)
+			m->l = TICK + TICKPAD + ax.lab_w;
+		m->b = TICK + TICKPAD + th;
+		c0 = centre(ax.c.first, aw, p->hm->cols);
+		cl = centre(ax.last_c, aw, p->hm->cols);
+		m->l = imax_d(m->l, ax.first_w / 2 - c0);
+		m->r = imax_d(0, ax.last_w / 2 - (aw - cl));
+		if (ax.rows)
+			m->t = imax_d(m->t, th / 2);
+	}
+	if (p->colorbar && p->cs)
+		m->r = imax_d(m->r, CB_PAD) + cbar_w(ah) + TICK + TICKPAD +
+		       cbar_label_w(p->cs, ah);
+	m->l = ceil(m->l);
+	m->r = ceil(m->r);
+	m->t = ceil(m->t);
+	m->b = ceil(m->b);
+}
+
+static void area_size(const struct pe_fig *f, const struct pe_fig_panel *p, double *w, double *h)
+{
+	if (p->chart) {
+		*w = chart_aw(f);
+		*h = chart_ah(f);
+	} else {
+		*w = hm_w(p->hm);
+		*h = hm_h(p->hm);
 	}
 }
 
-static int text_w(const char *s, int fs)
+void pe_fig_layout_free(struct pe_fig_layout *L)
 {
-	return pe_font_width(s, fs);
+	free(L->area);
+	free(L->cbar);
+	L->area = L->cbar = NULL;
 }
 
-/* Pixel offset from hx (or hy) of the centre of cell i on an axis of n
- * cells drawn across len pixels. */
-static int centre(uint64_t i, int len, uint64_t n)
+static int plan_bare(const struct pe_fig *f, struct pe_fig_layout *L)
 {
-	return (int)(((double)i + 0.5) * len / (double)n);
-}
+	double aw = 0, ah = 0, w, h;
+	size_t k;
 
-static void panel_title(uint64_t k, char *buf)
-{
-	snprintf(buf, 32, "head %llu", (unsigned long long)k);
-}
-
-/* Top-left corner of panel k's heatmap. */
-void pe_figure_panel_at(const struct pe_figure *f, const struct pe_heatmap *hm, uint64_t k,
-			int *x, int *y)
-{
-	*x = f->L.hx + (int)(k % hm->nc) * f->L.px;
-	*y = f->L.hy + (int)(k / hm->nc) * f->L.py;
-}
-
-/* no_axes: the heatmaps alone, panels PE_HEATMAP_BARE_GAP pixels apart. */
-static void plan_bare(struct fig *p, struct pe_figure_layout *L)
-{
-	L->px = L->hw + PE_HEATMAP_BARE_GAP;
-	L->py = L->hh + PE_HEATMAP_BARE_GAP;
-	L->gw = (int)(p->hm->nc - 1) * L->px + L->hw;
-	L->gh = (int)(p->hm->nr - 1) * L->py + L->hh;
-	p->f->w = L->gw;
-	p->f->h = L->gh;
+	for (k = 0; k < f->n; k++) {
+		area_size(f, &f->panels[k], &w, &h);
+		aw = imax_d(aw, w);
+		ah = imax_d(ah, h);
+	}
+	for (k = 0; k < f->n; k++) {
+		area_size(f, &f->panels[k], &w, &h);
+		L->area[k].x = (double)(k % f->nc) * (aw + PE_HEATMAP_BARE_GAP);
+		L->area[k].y = (double)(k / f->nc) * (ah + PE_HEATMAP_BARE_GAP);
+		L->area[k].w = w;
+		L->area[k].h = h;
+	}
+	L->w = (int)((f->nc - 1) * (aw + PE_HEATMAP_BARE_GAP) + aw);
+	L->h = (int)((f->nr - 1) * (ah + PE_HEATMAP_BARE_GAP) + ah);
+	return 0;
 }
 
 /*
- * From left to right: the y-axis title, the row labels, the ticks, the
- * heatmap, the colour bar and its labels; top to bottom: the title, the
- * heatmap, the column ticks and labels, the x-axis title.  The column
- * labels may reach left of the heatmap and past its right edge, the y-axis
- * title above and below it when it is longer than the heatmap is tall:
- * each of these grows the image or moves the heatmap rather than overlap.
- *
- * Panels: each panel is a heatmap with its own ticks and labels and its
- * title above, centred; the panels sit on a grid whose pitch holds the
- * widest of them (labels and title included) plus PANEL_GAP.  The axis
- * titles, the title and the colour bar belong to the whole grid; the
- * colour bar keeps clear of the labels and titles of every row of panels.
- * One panel without a title is the plain heatmap.
+ * From left to right: the y-axis title, then the grid of panels (each its
+ * row labels, ticks, area and its own colour bar), then the grid's colour
+ * bar and its labels; top to bottom: the title, the grid (each panel its
+ * title, area, column ticks and labels), the x-axis title.  Every panel of
+ * the grid has the same box (the largest margins and area of them all),
+ * so areas line up; margins are whole pixels, so heatmaps sit on pixels.
  */
-static void plan(struct fig *p, double vmin, double vmax, struct pe_figure_layout *L)
+int pe_fig_plan(const struct pe_fig *f, struct pe_fig_layout *L, struct pe_error *err)
 {
-	int title_w, right, bottom, lastc, left, ylab, xw, yw, w0, off0, top, cb_bottom;
-	int lext, rext, ptr, lastc_rel, bound;
-	double minpx;
-	char buf[32];
+	struct margins m, mm = { 0, 0, 0, 0 };
+	double aw = 0, ah = 0, w, h, x0, y0, pitch_x, pitch_y, th = text_h(FS), right, bottom;
+	double gx0, gx1, gy0, gy1, tw;
+	size_t k;
 
 	memset(L, 0, sizeof *L);
-	L->hw = (int)(p->hm->kw * p->hm->gw);
-	L->hh = (int)p->hm->ph;
-	if (p->o->no_axes) {
-		plan_bare(p, L);
-		return;
+	L->fs = FS;
+	L->tfs = TFS;
+	L->area = calloc(f->n ? f->n : 1, sizeof *L->area);
+	L->cbar = calloc(f->n ? f->n : 1, sizeof *L->cbar);
+	if (!L->area || !L->cbar)
+		return pe_fail(err, PE_ERR_NOMEM, "out of memory");
+	if (cairo_status(measurer()) != CAIRO_STATUS_SUCCESS)
+		return pe_fail(err, PE_ERR_DATA, "cannot draw text: %s",
+			       cairo_status_to_string(cairo_status(measurer())));
+	if (f->no_axes)
+		return plan_bare(f, L);
+	for (k = 0; k < f->n; k++) {
+		area_size(f, &f->panels[k], &w, &h);
+		aw = imax_d(aw, w);
+		ah = imax_d(ah, h);
 	}
-	L->fs = imax((int)p->hm->nc * L->hw, (int)p->hm->nr * L->hh) >= 160 ? 2 : 1;
-	L->th = PE_GLYPH_H * L->fs;
-	L->pad = 5 * L->fs;
-	L->tick = 2 * L->fs + 1;
-	L->gap = 2 * L->fs;
-	ylab = p->o->ylabel && !p->hm->vector;
-	/* where tick labels may start, right of the y-axis title */
-	left = L->pad + (ylab ? L->th + 2 * L->gap : 0);
-	if (p->titled) {
-		panel_title(p->hm->panels - 1, buf);	/* the widest */
-		L->ptw = text_w(buf, L->fs);
+	for (k = 0; k < f->n; k++) {
+		area_size(f, &f->panels[k], &w, &h);
+		panel_margins(&f->panels[k], w, h, &m);
+		mm.l = imax_d(mm.l, m.l);
+		mm.r = imax_d(mm.r, m.r);
+		mm.t = imax_d(mm.t, m.t);
+		mm.b = imax_d(mm.b, m.b);
 	}
-
-	axis_init(&L->r, p->hm->rows, p->o->row_origin, p->o->row_step);
-	if (!p->hm->vector) {
-		/* row labels 4 lines apart; an axis under 12 lines tall (a wide
-		 * matrix at 1:4) that has room for 2 labels 2 lines apart
-		 * spaces them less, down to 2 lines, rather than label one row */
-		minpx = 4.0 * L->th;
-		if (L->hh >= 5 * L->th && L->hh < 12 * L->th)
-			minpx = L->hh / 3.0 < 2.0 * L->th ? 2.0 * L->th : L->hh / 3.0;
-		axis_ticks(&L->r, L->hh, minpx);
-		/* the widest label drawn, and at least the last row's as before
-		 * (rows 0..n-1 keep their layout when only 0 is drawn) */
-		L->r.lab_w = imax(imax(label_w(&L->r, L->r.first, L->fs),
-				       label_w(&L->r, L->r.last, L->fs)),
-				  label_w(&L->r, L->r.n - 1, L->fs));
-	}
-	/* labels grow or shrink monotonically, so the widest is at an end */
-	axis_init(&L->c, p->hm->cols, p->o->col_origin, p->o->col_step);
-	L->c.lab_w = imax(label_w(&L->c, 0, L->fs), label_w(&L->c, L->c.n - 1, L->fs));
-	axis_ticks(&L->c, L->hw, L->c.lab_w + 4 * L->th);
-
-	L->hx = left + (L->r.every ? L->r.lab_w + L->gap + L->tick : 0) + 1;
-	/* the first column label must not run into the y-axis title or off
-	 * the image (a gap's margin) */
-	w0 = label_w(&L->c, L->c.first, L->fs);
-	off0 = centre(L->c.first, L->hw, L->c.n);
-	if (L->hx + off0 - w0 / 2 < (ylab ? left : L->gap))
-		L->hx = (ylab ? left : L->gap) + w0 / 2 - off0;
-	/* nor the panel titles, centred over a heatmap narrower than they are */
-	bound = ylab ? left : L->pad;
-	if (L->ptw && L->hx + L->hw / 2 - L->ptw / 2 < bound)
-		L->hx = bound - L->hw / 2 + L->ptw / 2;
-	L->hy = L->pad + (p->o->title ? L->th + 2 * L->gap : 0) + (L->ptw ? L->th + L->gap : 0) +
-		L->th / 2 + 1;
-
-	/* one panel's reach left and right of its heatmap's left edge */
-	lastc_rel = centre(L->c.last, L->hw, L->c.n) + L->c.lab_w / 2 + 1;
-	rext = imax(L->hw + 1, lastc_rel);
-	lext = imax(L->r.every ? L->r.lab_w + L->gap + L->tick + 1 : 1, w0 / 2 - off0);
-	if (L->ptw) {
-		rext = imax(rext, L->hw / 2 - L->ptw / 2 + L->ptw);
-		lext = imax(lext, L->ptw / 2 - L->hw / 2);
-	}
-	L->px = lext + rext + PANEL_GAP * L->fs;
-	/* the labels under a panel, a margin, the next title, the row labels'
-	 * reach above its heatmap */
-	L->py = L->hh + 1 + L->tick + L->gap + L->th + 3 * L->gap + (L->ptw ? L->th + L->gap : 0) +
-		L->th / 2 + 1;
-	L->gw = (int)(p->hm->nc - 1) * L->px + L->hw;
-	L->gh = (int)(p->hm->nr - 1) * L->py + L->hh;
-
-	/* the last column label may reach past the heatmap's right edge */
-	lastc = L->hx + (int)(p->hm->nc - 1) * L->px + lastc_rel;
-	right = L->hx + L->gw + 1;
-	if (lastc > right)
-		right = lastc;
-	ptr = L->ptw ? L->hx + (int)(p->hm->nc - 1) * L->px + L->hw / 2 - L->ptw / 2 + L->ptw : 0;
-	if (ptr > right)
-		right = ptr;
-	bottom = L->hy + L->gh + 1 + L->tick + L->gap + L->th;
-
-	cb_bottom = 0;
-	if (!p->o->no_colorbar) {
-		L->ch = L->gh < 5 * L->th ? 5 * L->th : L->gh;
-		L->cw = 8 * L->fs;
-		L->cx = L->hx + L->gw + 1 + 5 * L->fs;
-		/* beside the labels under the last row, or under the rows above */
-		if ((L->ch > L->gh || p->hm->nr > 1) && lastc + L->gap > L->cx)
-			L->cx = lastc + L->gap;
-		if (p->hm->nr > 1 && ptr + L->gap > L->cx)
-			L->cx = ptr + L->gap;
-		if (p->hm->dtype == PE_I32) {
-			/* the widest id label is one of the ends */
-			pe_fmt_i64(p->cs->lo, L->vmin_s);
-			pe_fmt_i64(p->cs->hi, L->vmax_s);
-		} else {
-			fmt_ends(vmin, vmax, L->vmin_s, L->vmax_s);
-		}
-		L->cblab_w = text_w(L->vmin_s, L->fs);
-		if (text_w(L->vmax_s, L->fs) > L->cblab_w)
-			L->cblab_w = text_w(L->vmax_s, L->fs);
-		right = imax(right, L->cx + L->cw + 1 + L->tick + 2 * L->gap + L->cblab_w);
-		cb_bottom = L->hy + L->ch + 1 + L->th / 2;
-		if (cb_bottom > bottom)
-			bottom = cb_bottom;
-	}
-
-	if (p->o->xlabel) {
-		xw = text_w(p->o->xlabel, L->fs);
-		L->xl_x = L->hx + L->gw / 2 - xw / 2;
-		if (L->xl_x < left)
-			L->xl_x = left;
-		L->xl_y = L->hy + L->gh + 1 + L->tick + L->gap + L->th + 2 * L->gap;
-		/* below a colour bar taller than the heatmap if it would reach it */
-		if (!p->o->no_colorbar && L->xl_x + xw + L->gap > L->cx &&
-		    L->xl_y < cb_bottom + 2 * L->gap)
-			L->xl_y = cb_bottom + 2 * L->gap;
-		bottom = L->xl_y + L->th;
-		if (L->xl_x + xw > right)
-			right = L->xl_x + xw;
-	}
-	if (ylab) {
-		yw = text_w(p->o->ylabel, L->fs);
-		top = p->o->title ? L->pad + L->th + 2 * L->gap : L->pad;
-		L->yl_x = L->pad;
-		L->yl_y = L->hy + L->gh / 2 - yw / 2;
-		if (L->yl_y < top)
-			L->yl_y = top;
-		if (L->yl_y + yw > bottom)
-			bottom = L->yl_y + yw;
-	}
-	title_w = p->o->title ? text_w(p->o->title, L->fs) + 2 * L->pad : 0;
-	right += L->pad;
-	p->f->w = right > title_w ? right : title_w;
-	p->f->h = bottom + L->pad;
-}
-
-/* The title centred over the heatmaps, moved left or right to fit. */
-static void draw_title(struct fig *p, const struct pe_figure_layout *L)
-{
-	int tw = pe_font_width(p->o->title, L->fs);
-	int x = L->hx + L->gw / 2 - tw / 2;
-
-	if (x + tw > p->f->w - L->pad)
-		x = p->f->w - L->pad - tw;
-	if (x < L->pad)
-		x = L->pad;
-	pe_font_draw(p->f->img, p->f->w, p->f->h, x, L->pad, p->o->title, L->fs, INK_RGB);
-}
-
-static void draw_axis_titles(struct fig *p, const struct pe_figure_layout *L)
-{
-	if (p->o->xlabel)
-		pe_font_draw(p->f->img, p->f->w, p->f->h, L->xl_x, L->xl_y, p->o->xlabel, L->fs, INK_RGB);
-	if (p->o->ylabel && !p->hm->vector)
-		pe_font_draw_up(p->f->img, p->f->w, p->f->h, L->yl_x, L->yl_y, p->o->ylabel, L->fs,
-				INK_RGB);
-}
-
-/* The colour of id v: its band of hi - lo + 1, the ends for ids beyond. */
-static void id_rgb(const struct fig *p, int32_t v, unsigned char rgb[3])
-{
-	uint64_t band = v <= p->cs->lo ? 0 : v >= p->cs->hi ? (uint64_t)(p->cs->hi - p->cs->lo) : (uint64_t)(v - p->cs->lo);
-
-	if (p->cs->pal)
-		memcpy(rgb, p->cs->pal + 3 * band, 3);
-	else
-		pe_colormap_resampled(p->o->cmap, (uint64_t)(p->cs->hi - p->cs->lo) + 1, band, rgb);
-}
-
-/* Panel k's cells with their top-left corner at (ox, oy). */
-static void draw_heatmap(struct fig *p, const struct pe_figure_layout *L, uint64_t k, int ox, int oy,
-			 const unsigned char *lut, double vmin, double vmax)
-{
-	float vminf = (float)vmin, scalef = (float)(vmax - vmin);
-	double scale = vmax - vmin, mean, n;
-	const double *sum = p->hm->sum ? p->hm->sum + (size_t)k * p->hm->gh * p->hm->gw : NULL;
-	const float *one = p->hm->one ? p->hm->one + (size_t)k * p->hm->gh * p->hm->gw : NULL;
-	uint32_t i, j;
-	int idx, y0, y1;
-	const unsigned char *rgb;
-	unsigned char id_c[3];
-
-	for (i = 0; i < p->hm->gh; i++) {
-		y0 = oy + (int)(i * p->hm->kh);
-		y1 = p->hm->vector ? oy + L->hh : y0 + (int)p->hm->kh;
-		for (j = 0; j < p->hm->gw; j++) {
-			if (p->hm->ids) {
-				id_rgb(p, p->hm->ids[((size_t)k * p->hm->gh + i) * p->hm->gw + j], id_c);
-				fill_rect(p, ox + (int)(j * p->hm->kw), y0, (int)p->hm->kw, y1 - y0, id_c);
-				continue;
-			}
-			n = (double)(p->hm->rb[i + 1] - p->hm->rb[i]) * (double)(p->hm->cb[j + 1] - p->hm->cb[j]);
-			mean = one ? (double)one[(size_t)i * p->hm->gw + j] : sum[(size_t)i * p->hm->gw + j] / n;
-			if (isnan(mean))
-				idx = -1;
-			else if (vmin == vmax)
-				idx = 0;
-			else if (p->hm->dtype == PE_F32)
-				idx = pe_colormap_index_f32((float)mean, vminf, scalef);
-			else
-				idx = pe_colormap_index_f64(mean, vmin, scale);
-			rgb = idx < 0 ? NAN_RGB : lut + 3 * idx;
-			fill_rect(p, ox + (int)(j * p->hm->kw), y0, (int)p->hm->kw, y1 - y0, rgb);
+	x0 = PAD + (f->ylabel ? ceil(th + LABELPAD) : 0);
+	y0 = PAD + (f->title ? ceil(text_h(TFS) + 2 * LABELPAD) : 0);
+	pitch_x = mm.l + aw + mm.r + PANEL_GAP;
+	pitch_y = mm.t + ah + mm.b + PANEL_GAP;
+	for (k = 0; k < f->n; k++) {
+		area_size(f, &f->panels[k], &w, &h);
+		L->area[k].x = x0 + (double)(k % f->nc) * pitch_x + mm.l;
+		L->area[k].y = y0 + (double)(k / f->nc) * pitch_y + mm.t;
+		L->area[k].w = w;
+		L->area[k].h = h;
+		if (f->panels[k].colorbar && f->panels[k].cs) {
+			L->cbar[k].x = L->area[k].x + w + CB_PAD;
+			L->cbar[k].y = L->area[k].y;
+			L->cbar[k].w = cbar_w(h);
+			L->cbar[k].h = h;
 		}
 	}
-	if (!p->o->no_axes)
-		frame(p, ox, oy, L->hw, L->hh);
+	gx0 = x0 + mm.l;
+	gx1 = x0 + (double)(f->nc - 1) * pitch_x + mm.l + aw;
+	gy0 = y0 + mm.t;
+	gy1 = y0 + (double)(f->nr - 1) * pitch_y + mm.t + ah;
+	right = x0 + (double)f->nc * pitch_x - PANEL_GAP;
+	bottom = y0 + (double)f->nr * pitch_y - PANEL_GAP;
+	if (f->colorbar) {
+		L->shared.x = gx1 + imax_d(mm.r, 0) + CB_PAD;
+		L->shared.y = gy0;
+		L->shared.h = gy1 - gy0;
+		L->shared.w = cbar_w(L->shared.h);
+		right = imax_d(right, L->shared.x + L->shared.w + TICK + TICKPAD +
+					       cbar_label_w(f->colorbar, L->shared.h));
+	}
+	if (f->xlabel) {
+		L->xlabel_y = bottom + LABELPAD;
+		bottom = L->xlabel_y + th;
+		tw = pe_fig_text_width(f->xlabel, FS);
+		right = imax_d(right, (gx0 + gx1) / 2 + tw / 2);
+	}
+	if (f->ylabel) {
+		L->ylabel_x = PAD;
+		tw = pe_fig_text_width(f->ylabel, FS);
+		bottom = imax_d(bottom, (gy0 + gy1) / 2 + tw / 2);
+	}
+	if (f->title) {
+		L->title_y = PAD;
+		tw = pe_fig_text_width(f->title, TFS);
+		right = imax_d(right, tw + PAD);
+	}
+	L->w = (int)ceil(right + PAD);
+	L->h = (int)ceil(bottom + PAD);
+	return 0;
 }
 
-/* Panel k's ticks and labels, its heatmap at (ox, oy), and its title. */
-static void draw_axes(struct fig *p, const struct pe_figure_layout *L, uint64_t k, int ox, int oy)
+/* ---- drawing ---- */
+
+static void set_rgb(cairo_t *cr, const unsigned char c[3])
 {
+	cairo_set_source_rgb(cr, c[0] / 255.0, c[1] / 255.0, c[2] / 255.0);
+}
+
+static void ink(cairo_t *cr)
+{
+	cairo_set_source_rgb(cr, 0, 0, 0);
+}
+
+/* An image surface of w x h RGB pixels from a row function. */
+static cairo_surface_t *pixels(int w, int h)
+{
+	return cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
+}
+
+static void put(unsigned char *row, int x, const unsigned char rgb[3])
+{
+	uint32_t v = (uint32_t)rgb[0] << 16 | (uint32_t)rgb[1] << 8 | rgb[2];
+
+	memcpy(row + 4 * (size_t)x, &v, 4);
+}
+
+/* Paint img (its own pixel size) at (x, y), never smoothed. */
+static void paint_pixels(cairo_t *cr, cairo_surface_t *img, double x, double y)
+{
+	cairo_save(cr);
+	cairo_set_source_surface(cr, img, x, y);
+	cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_NEAREST);
+	cairo_rectangle(cr, x, y, cairo_image_surface_get_width(img),
+			cairo_image_surface_get_height(img));
+	cairo_fill(cr);
+	cairo_restore(cr);
+}
+
+/* Panel k's cells as drawn: kh x kw pixels each (a vector's one row
+ * fills the strip). */
+static int draw_cells(cairo_t *cr, const struct pe_fig_panel *p, const struct pe_fig_rect *a,
+		      struct pe_error *err)
+{
+	const struct pe_heatmap *hm = p->hm;
+	int w = (int)a->w, h = (int)a->h, stride, x, y;
+	cairo_surface_t *img = pixels(w, h);
+	unsigned char *d, rgb[3];
+	uint32_t i, j, kk;
+
+	if (cairo_surface_status(img) != CAIRO_STATUS_SUCCESS) {
+		cairo_surface_destroy(img);
+		return pe_fail(err, PE_ERR_NOMEM, "out of memory for a %d x %d heatmap", w, h);
+	}
+	cairo_surface_flush(img);
+	d = cairo_image_surface_get_data(img);
+	stride = cairo_image_surface_get_stride(img);
+	for (i = 0; i < hm->gh; i++) {
+		unsigned char *row = d + (size_t)stride * (size_t)i * hm->kh;
+		int rows = hm->vector ? h : (int)hm->kh;
+
+		for (j = 0; j < hm->gw; j++) {
+			pe_cell_rgb(hm, p->cs, p->k, i, j, rgb);
+			for (kk = 0; kk < hm->kw; kk++)
+				put(row, (int)(j * hm->kw + kk), rgb);
+		}
+		for (y = 1; y < rows; y++)
+			memcpy(row + (size_t)stride * (size_t)y, row, (size_t)w * 4);
+	}
+	(void)x;
+	cairo_surface_mark_dirty(img);
+	paint_pixels(cr, img, a->x, a->y);
+	cairo_surface_destroy(img);
+	return 0;
+}
+
+static void frame(cairo_t *cr, const struct pe_fig_rect *a)
+{
+	ink(cr);
+	cairo_set_line_width(cr, LINE);
+	cairo_rectangle(cr, a->x - LINE / 2, a->y - LINE / 2, a->w + LINE, a->h + LINE);
+	cairo_stroke(cr);
+}
+
+static void tick_x(cairo_t *cr, double x, double y)
+{
+	cairo_move_to(cr, x, y);
+	cairo_line_to(cr, x, y + TICK);
+}
+
+static void tick_y(cairo_t *cr, double x, double y)
+{
+	cairo_move_to(cr, x, y);
+	cairo_line_to(cr, x - TICK, y);
+}
+
+static void draw_hm_axes(cairo_t *cr, const struct pe_fig_panel *p, const struct pe_fig_rect *a)
+{
+	const struct pe_heatmap *hm = p->hm;
+	struct hm_axes ax;
 	char buf[PE_FMT_BUF];
 	uint64_t i;
-	int c, tw;
+	double c;
 
-	for (i = L->r.first; L->r.every && i < L->r.n; i += L->r.every) {
-		c = oy + centre(i, L->hh, L->r.n);
-		fill_rect(p, ox - 1 - L->tick, c - L->fs / 2, L->tick, L->fs, INK_RGB);
-		pe_fmt_i64(label_of(&L->r, i), buf);
-		tw = text_w(buf, L->fs);
-		pe_font_draw(p->f->img, p->f->w, p->f->h, ox - 1 - L->tick - L->gap - tw, c - L->th / 2,
-			     buf, L->fs, INK_RGB);
+	hm_axes_of(p, &ax);
+	ink(cr);
+	cairo_set_line_width(cr, LINE);
+	for (i = ax.c.first; i < hm->cols; i += ax.c.every) {
+		c = a->x + centre(i, a->w, hm->cols);
+		tick_x(cr, c, a->y + a->h + LINE / 2);
+		pe_fmt_i64(pe_tick_label(p->col_origin, p->col_step, i), buf);
+		draw_text(cr, buf, FS, c, a->y + a->h + TICK + TICKPAD, 0.5, 0, 0);
 	}
-	for (i = L->c.first; i < L->c.n; i += L->c.every) {
-		c = ox + centre(i, L->hw, L->c.n);
-		fill_rect(p, c - L->fs / 2, oy + L->hh + 1, L->fs, L->tick, INK_RGB);
-		pe_fmt_i64(label_of(&L->c, i), buf);
-		tw = text_w(buf, L->fs);
-		pe_font_draw(p->f->img, p->f->w, p->f->h, c - tw / 2, oy + L->hh + 1 + L->tick + L->gap,
-			     buf, L->fs, INK_RGB);
+	for (i = ax.r.first; ax.rows && i < hm->rows; i += ax.r.every) {
+		c = a->y + centre(i, a->h, hm->rows);
+		tick_y(cr, a->x - LINE / 2, c);
+		pe_fmt_i64(pe_tick_label(p->row_origin, p->row_step, i), buf);
+		draw_text(cr, buf, FS, a->x - TICK - TICKPAD, c, 1, 0.5, 0);
 	}
-	if (L->ptw) {
-		panel_title(k, buf);
-		tw = text_w(buf, L->fs);
-		pe_font_draw(p->f->img, p->f->w, p->f->h, ox + L->hw / 2 - tw / 2,
-			     oy - L->th / 2 - 1 - L->gap - L->th, buf, L->fs, INK_RGB);
-	}
+	cairo_stroke(cr);
 }
 
-static void cb_label(struct fig *p, const struct pe_figure_layout *L, int y, const char *s)
+/* A colour bar in r for cs: the gradient (or one band per id), a frame,
+ * ticks at round values (ids), and under it the swatches of NaN and the
+ * infinities the data has. */
+static int draw_cbar(cairo_t *cr, const struct pe_colorscale *cs, const struct pe_fig_rect *r,
+		     struct pe_error *err)
 {
-	int x = L->cx + L->cw + 1;
-
-	fill_rect(p, x, y - L->fs / 2, L->tick, L->fs, INK_RGB);
-	pe_font_draw(p->f->img, p->f->w, p->f->h, x + L->tick + 2 * L->gap, y - L->th / 2, s, L->fs, INK_RGB);
-}
-
-/*
- * An id colour bar: one flat band per id, lo at the bottom, pixel row y
- * (from the bottom) in band floor((y + 1/2) n / ch), so n <= ch bands are
- * each at least a pixel tall and more ids (thinner than a pixel) become a
- * gradient of their own colours.  Ticks at band centres, labelled with ids:
- * every id whose multiple of the step 1, 2, 5, 10, 20, ... fits a label
- * and its spacing per label, and always both ends (an id too near an end
- * to be read beside it is left out).
- */
-static void draw_id_colorbar(struct fig *p, const struct pe_figure_layout *L)
-{
-	uint64_t n = (uint64_t)(p->cs->hi - p->cs->lo) + 1, step, b, ch = (uint64_t)L->ch;
+	int w = (int)r->w, h = (int)r->h, y, x, stride;
+	cairo_surface_t *img = pixels(w, h);
+	unsigned char *d, rgb[3];
+	struct chart_axis a;
+	struct range rg = { cs->vmin, cs->vmax };
+	uint64_t n, step, b;
 	int64_t id;
-	double minpx = 2.0 * L->th;
-	unsigned char rgb[3];
+	double yc, ybot, ytop, minpx = 2 * text_h(FS), sy;
 	char buf[PE_FMT_BUF];
-	int y, yc, ytop, ybot;
+	size_t i;
+	static const char *const names[3] = { "NaN", "-inf", "+inf" };
+	const unsigned char *sw[3] = { NAN_RGB, NINF_RGB, PINF_RGB };
+	int has[3] = { cs->has_nan, cs->has_ninf && cs->inf_colours, cs->has_pinf && cs->inf_colours };
 
-	for (y = 0; y < L->ch; y++) {
-		b = (2 * (ch - 1 - (uint64_t)y) + 1) * n / (2 * ch);
-		id_rgb(p, (int32_t)(p->cs->lo + (int64_t)b), rgb);
-		fill_rect(p, L->cx, L->hy + y, L->cw, 1, rgb);
+	if (cairo_surface_status(img) != CAIRO_STATUS_SUCCESS) {
+		cairo_surface_destroy(img);
+		return pe_fail(err, PE_ERR_NOMEM, "out of memory");
 	}
-	frame(p, L->cx, L->hy, L->cw, L->ch);
-	ybot = L->hy + L->ch - 1 - (int)(ch / (2 * n));
-	ytop = L->hy + L->ch - 1 - (int)(((2 * (n - 1) + 1) * ch) / (2 * n));
-	cb_label(p, L, ybot, L->vmin_s);
-	if (n == 1)
-		return;
-	cb_label(p, L, ytop, L->vmax_s);
-	step = pe_tick_step(n, L->ch, minpx);
-	/* the first multiple of step above lo */
-	id = p->cs->lo + (int64_t)((step - pe_mod_i64(p->cs->lo, step)) % step);
-	for (; id < p->cs->hi; id += (int64_t)step) {
-		if (id == p->cs->lo)
+	cairo_surface_flush(img);
+	d = cairo_image_surface_get_data(img);
+	stride = cairo_image_surface_get_stride(img);
+	n = cs->discrete ? (uint64_t)(cs->hi - cs->lo) + 1 : 256;
+	for (y = 0; y < h; y++) {
+		if (cs->discrete) {
+			b = (2 * ((uint64_t)h - 1 - (uint64_t)y) + 1) * n / (2 * (uint64_t)h);
+			id_rgb(cs, cs->lo + (int64_t)b, rgb);
+		} else {
+			int idx = (int)(((int64_t)(h - 1 - y) * 256 + 128) / h);
+
+			memcpy(rgb, cs->lut + 3 * (idx > 255 ? 255 : idx), 3);
+		}
+		for (x = 0; x < w; x++)
+			put(d + (size_t)stride * (size_t)y, x, rgb);
+	}
+	cairo_surface_mark_dirty(img);
+	paint_pixels(cr, img, r->x, r->y);
+	cairo_surface_destroy(img);
+	frame(cr, r);
+	ink(cr);
+	cairo_set_line_width(cr, LINE);
+	if (cs->discrete) {
+		/* ids at band centres: both ends, and the multiples of a round
+		 * step that leave room */
+		ybot = r->y + r->h - r->h / (2.0 * (double)n);
+		ytop = r->y + r->h - (2.0 * (double)(n - 1) + 1) * r->h / (2.0 * (double)n);
+		pe_fmt_i64(cs->lo, buf);
+		cairo_move_to(cr, r->x + r->w, ybot);
+		cairo_line_to(cr, r->x + r->w + TICK, ybot);
+		draw_text(cr, buf, FS, r->x + r->w + TICK + TICKPAD, ybot, 0, 0.5, 0);
+		if (n > 1) {
+			pe_fmt_i64(cs->hi, buf);
+			cairo_move_to(cr, r->x + r->w, ytop);
+			cairo_line_to(cr, r->x + r->w + TICK, ytop);
+			draw_text(cr, buf, FS, r->x + r->w + TICK + TICKPAD, ytop, 0, 0.5, 0);
+			step = pe_tick_step(n, r->h, minpx);
+			id = cs->lo + (int64_t)((step - pe_mod_i64(cs->lo, step)) % step);
+			for (; id < cs->hi; id += (int64_t)step) {
+				if (id == cs->lo)
+					continue;
+				b = (uint64_t)(id - cs->lo);
+				yc = r->y + r->h - (2.0 * (double)b + 1) * r->h / (2.0 * (double)n);
+				if (ybot - yc < minpx || yc - ytop < minpx)
+					continue;
+				pe_fmt_i64(id, buf);
+				cairo_move_to(cr, r->x + r->w, yc);
+				cairo_line_to(cr, r->x + r->w + TICK, yc);
+				draw_text(cr, buf, FS, r->x + r->w + TICK + TICKPAD, yc, 0, 0.5, 0);
+			}
+		}
+		cairo_stroke(cr);
+	} else if (cs->vmax > cs->vmin) {
+		chart_axis(rg, 0, r->h, 2.5 * text_h(FS), &a);
+		for (i = 0; i < a.n; i++) {
+			yc = r->y + r->h - (a.v[i] - cs->vmin) / (cs->vmax - cs->vmin) * r->h;
+			cairo_move_to(cr, r->x + r->w, yc);
+			cairo_line_to(cr, r->x + r->w + TICK, yc);
+			draw_text(cr, a.lab[i], FS, r->x + r->w + TICK + TICKPAD, yc, 0, 0.5, 0);
+		}
+		cairo_stroke(cr);
+	}
+	/* swatches of the values no colour of the map stands for */
+	sy = r->y + r->h + TICK + TICKPAD + text_h(FS) / 2;
+	for (i = 0; i < 3; i++) {
+		if (!has[i])
 			continue;
-		b = (uint64_t)(id - p->cs->lo);
-		yc = L->hy + L->ch - 1 - (int)(((2 * b + 1) * ch) / (2 * n));
-		if (ybot - yc < minpx || yc - ytop < minpx)
-			continue;
-		pe_fmt_i64(id, buf);
-		cb_label(p, L, yc, buf);
-	}
-}
-
-static void draw_colorbar(struct fig *p, const struct pe_figure_layout *L, const unsigned char *lut,
-			  double vmin, double vmax)
-{
-	int y, idx, y0;
-
-	for (y = 0; y < L->ch; y++) {
-		idx = (int)(((int64_t)(L->ch - 1 - y) * 256 + 128) / L->ch);
-		if (idx > 255)
-			idx = 255;
-		fill_rect(p, L->cx, L->hy + y, L->cw, 1, lut + 3 * idx);
-	}
-	frame(p, L->cx, L->hy, L->cw, L->ch);
-	cb_label(p, L, L->hy, L->vmax_s);
-	cb_label(p, L, L->hy + L->ch - 1, L->vmin_s);
-	if (vmin < 0 && vmax > 0) {
-		y0 = L->hy + (int)((vmax / (vmax - vmin)) * L->ch);
-		if (y0 - L->hy >= L->th + L->gap && L->hy + L->ch - y0 >= L->th + L->gap)
-			cb_label(p, L, y0, "0");
-	}
-}
-
-
-void pe_figure_plan(struct pe_figure *f, const struct pe_heatmap *hm,
-		    const struct pe_sink_opts *opts, const struct pe_colorscale *cs)
-{
-	struct fig p = { hm, opts, cs, f, hm->is3d && !opts->no_axes };
-
-	plan(&p, cs->vmin, cs->vmax, &f->L);
-}
-
-int pe_figure_draw(struct pe_figure *f, const struct pe_heatmap *hm,
-		   const struct pe_sink_opts *opts, const struct pe_colorscale *cs,
-		   struct pe_error *err)
-{
-	struct fig fp = { hm, opts, cs, f, hm->is3d && !opts->no_axes }, *p = &fp;
-	const struct pe_figure_layout *L = &f->L;
-	uint64_t k;
-	int x, y;
-
-	f->img = pe_alloc_big((size_t)f->w * (size_t)f->h * 3);
-	if (!f->img)
-		return pe_fail(err, PE_ERR_NOMEM, "out of memory for a %d x %d image", f->w, f->h);
-	memset(f->img, BG_RGB[0], (size_t)f->w * (size_t)f->h * 3);
-	for (k = 0; k < hm->panels; k++) {
-		pe_figure_panel_at(f, hm, k, &x, &y);
-		draw_heatmap(p, L, k, x, y, cs->lut, cs->vmin, cs->vmax);
-		if (!opts->no_axes)
-			draw_axes(p, L, k, x, y);
-	}
-	if (!opts->no_axes) {
-		if (!opts->no_colorbar && cs->discrete)
-			draw_id_colorbar(p, L);
-		else if (!opts->no_colorbar)
-			draw_colorbar(p, L, cs->lut, cs->vmin, cs->vmax);
-		if (opts->title)
-			draw_title(p, L);
-		draw_axis_titles(p, L);
+		set_rgb(cr, sw[i]);
+		cairo_rectangle(cr, r->x, sy - 5, 10, 10);
+		cairo_fill_preserve(cr);
+		ink(cr);
+		cairo_set_line_width(cr, LINE / 2);
+		cairo_stroke(cr);
+		draw_text(cr, names[i], FS, r->x + 14, sy, 0, 0.5, 0);
+		sy += text_h(FS) + 2;
 	}
 	return 0;
 }
 
-void pe_figure_free(struct pe_figure *f)
+/* ---- charts ---- */
+
+struct chart_map {
+	const struct pe_fig_rect *a;
+	struct range xr, yr;
+	int logx, logy;
+};
+
+static double map_x(const struct chart_map *m, double v)
 {
-	free(f->img);
-	f->img = NULL;
+	if (m->logx)
+		v = log10(v);
+	return m->a->x + (v - m->xr.lo) / (m->xr.hi - m->xr.lo) * m->a->w;
+}
+
+static double map_y(const struct chart_map *m, double v)
+{
+	if (m->logy)
+		v = log10(v);
+	return m->a->y + m->a->h - (v - m->yr.lo) / (m->yr.hi - m->yr.lo) * m->a->h;
+}
+
+/*
+ * The path of a series.  Beyond four points per pixel column a curve is
+ * drawn as each column's first, lowest, highest and last point (the
+ * envelope a 1.5-pixel line shows anyway), so 10^5 or 10^7 points cost
+ * the same to draw and to store in SVG or PDF.
+ */
+static void series_path(cairo_t *cr, const struct chart_map *m, const struct pe_series *s,
+			const double *y)
+{
+	size_t i;
+	int pen = 0, col = INT32_MIN, c;
+	double px, py, lo = 0, hi = 0, last = 0, first_y = 0, cx = 0, nx;
+	int decimate = s->n > 4 * (size_t)m->a->w && !s->step;
+
+	for (i = 0; i < s->n; i++) {
+		if (!usable(s->x[i], m->logx) || !usable(y[i], m->logy)) {
+			if (decimate && col != INT32_MIN) {
+				cairo_line_to(cr, cx, lo);
+				cairo_line_to(cr, cx, hi);
+				cairo_line_to(cr, cx, last);
+			}
+			pen = 0;
+			col = INT32_MIN;
+			continue;
+		}
+		px = map_x(m, s->x[i]);
+		py = map_y(m, y[i]);
+		if (s->step) {
+			nx = i + 1 < s->n && usable(s->x[i + 1], m->logx) ? map_x(m, s->x[i + 1])
+									    : map_x(m, s->x[i] + 1);
+			if (pen)
+				cairo_line_to(cr, px, py);
+			else
+				cairo_move_to(cr, px, py);
+			cairo_line_to(cr, nx, py);
+			pen = 1;
+			continue;
+		}
+		if (!decimate) {
+			if (pen)
+				cairo_line_to(cr, px, py);
+			else
+				cairo_move_to(cr, px, py);
+			pen = 1;
+			continue;
+		}
+		c = (int)floor(px);
+		if (c != col) {
+			if (col != INT32_MIN) {
+				cairo_line_to(cr, cx, lo);
+				cairo_line_to(cr, cx, hi);
+				cairo_line_to(cr, cx, last);
+			}
+			col = c;
+			cx = px;
+			lo = hi = last = first_y = py;
+			if (pen)
+				cairo_line_to(cr, px, first_y);
+			else
+				cairo_move_to(cr, px, first_y);
+			pen = 1;
+		} else {
+			lo = py < lo ? py : lo;
+			hi = py > hi ? py : hi;
+			last = py;
+		}
+	}
+	if (decimate && col != INT32_MIN) {
+		cairo_line_to(cr, cx, lo);
+		cairo_line_to(cr, cx, hi);
+		cairo_line_to(cr, cx, last);
+	}
+}
+
+static void band_path(cairo_t *cr, const struct chart_map *m, const struct pe_series *s)
+{
+	size_t i, j;
+	int pen = 0;
+
+	for (i = 0; i < s->n; i++) {
+		if (!usable(s->x[i], m->logx) || !usable(s->hi[i], m->logy) ||
+		    !usable(s->lo[i], m->logy))
+			continue;
+		if (pen)
+			cairo_line_to(cr, map_x(m, s->x[i]), map_y(m, s->hi[i]));
+		else
+			cairo_move_to(cr, map_x(m, s->x[i]), map_y(m, s->hi[i]));
+		pen = 1;
+	}
+	for (j = s->n; j-- > 0;) {
+		if (!usable(s->x[j], m->logx) || !usable(s->hi[j], m->logy) ||
+		    !usable(s->lo[j], m->logy))
+			continue;
+		cairo_line_to(cr, map_x(m, s->x[j]), map_y(m, s->lo[j]));
+	}
+	cairo_close_path(cr);
+}
+
+static void draw_legend(cairo_t *cr, const struct pe_chart *c, const struct pe_fig_rect *a)
+{
+	double th = text_h(FS), w = 0, h, x, y;
+	size_t s, n = 0;
+
+	for (s = 0; s < c->nseries; s++) {
+		if (c->series[s].name) {
+			w = imax_d(w, pe_fig_text_width(c->series[s].name, FS));
+			n++;
+		}
+		if (c->series[s].lo && c->series[s].band_name) {
+			w = imax_d(w, pe_fig_text_width(c->series[s].band_name, FS));
+			n++;
+		}
+	}
+	if (n == 0)
+		return;
+	w += 2 * 6 + 28 + 6;
+	h = (double)n * (th + 2) + 2 * 5;
+	x = a->x + a->w - w - 8;
+	y = a->y + 8;
+	cairo_set_source_rgba(cr, 1, 1, 1, 0.8);
+	cairo_rectangle(cr, x, y, w, h);
+	cairo_fill_preserve(cr);
+	cairo_set_source_rgb(cr, 0.8, 0.8, 0.8);
+	cairo_set_line_width(cr, LINE);
+	cairo_stroke(cr);
+	y += 5 + th / 2;
+	for (s = 0; s < c->nseries; s++) {
+		const unsigned char *col = TAB10[s % 10];
+
+		if (c->series[s].name) {
+			set_rgb(cr, col);
+			cairo_set_line_width(cr, 1.5 * PT);
+			cairo_move_to(cr, x + 6, y);
+			cairo_line_to(cr, x + 6 + 28, y);
+			cairo_stroke(cr);
+			ink(cr);
+			draw_text(cr, c->series[s].name, FS, x + 6 + 28 + 6, y, 0, 0.5, 0);
+			y += th + 2;
+		}
+		if (c->series[s].lo && c->series[s].band_name) {
+			cairo_set_source_rgba(cr, col[0] / 255.0, col[1] / 255.0, col[2] / 255.0, 0.25);
+			cairo_rectangle(cr, x + 6, y - th / 3, 28, 2 * th / 3);
+			cairo_fill(cr);
+			ink(cr);
+			draw_text(cr, c->series[s].band_name, FS, x + 6 + 28 + 6, y, 0, 0.5, 0);
+			y += th + 2;
+		}
+	}
+}
+
+static void draw_chart(cairo_t *cr, const struct pe_chart *c, const struct pe_fig_rect *a)
+{
+	struct chart_map m = { a, { 0, 0 }, { 0, 0 }, c->logx, c->logy };
+	struct chart_axis xa, ya;
+	double th = text_h(FS), v;
+	size_t i, s;
+
+	chart_ranges(c, &m.xr, &m.yr);
+	chart_axis(m.yr, c->logy, a->h, 2.5 * th, &ya);
+	chart_axis(m.xr, c->logx, a->w, 4 * FS, &xa);
+	/* x labels at least their widths apart: thin the ticks to fit */
+	{
+		double widest = xa.lab_w + 2 * FS;
+
+		chart_axis(m.xr, c->logx, a->w, widest, &xa);
+		if (xa.n > 0 && xa.lab_w + 2 * FS > widest)
+			chart_axis(m.xr, c->logx, a->w, xa.lab_w + 2 * FS, &xa);
+	}
+	cairo_save(cr);
+	cairo_rectangle(cr, a->x, a->y, a->w, a->h);
+	cairo_clip(cr);
+	for (i = 0; i < c->nshades; i++) {
+		double x0 = map_x(&m, c->shades[i].x0), x1 = map_x(&m, c->shades[i].x1);
+
+		cairo_set_source_rgba(cr, 0.5, 0.5, 0.5, i % 2 ? 0.08 : 0.16);
+		cairo_rectangle(cr, x0, a->y, x1 - x0, a->h);
+		cairo_fill(cr);
+		ink(cr);
+		draw_text(cr, c->shades[i].label, FS, (x0 + x1) / 2, a->y + 4, 0.5, 0, 0);
+	}
+	for (s = 0; s < c->nseries; s++) {
+		const struct pe_series *se = &c->series[s];
+		const unsigned char *col = TAB10[s % 10];
+
+		if (!se->lo || !se->hi)
+			continue;
+		cairo_set_source_rgba(cr, col[0] / 255.0, col[1] / 255.0, col[2] / 255.0, 0.25);
+		band_path(cr, &m, se);
+		cairo_fill(cr);
+	}
+	cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
+	cairo_set_line_cap(cr, CAIRO_LINE_CAP_BUTT);
+	for (s = 0; s < c->nseries; s++) {
+		set_rgb(cr, TAB10[s % 10]);
+		cairo_set_line_width(cr, 1.5 * PT);
+		series_path(cr, &m, &c->series[s], c->series[s].y);
+		cairo_stroke(cr);
+	}
+	cairo_restore(cr);
+	frame(cr, a);
+	ink(cr);
+	cairo_set_line_width(cr, LINE);
+	for (i = 0; i < xa.n; i++) {
+		v = a->x + (xa.v[i] - m.xr.lo) / (m.xr.hi - m.xr.lo) * a->w;
+		tick_x(cr, v, a->y + a->h + LINE / 2);
+		draw_text(cr, xa.lab[i], FS, v, a->y + a->h + TICK + TICKPAD, 0.5, 0, 0);
+	}
+	for (i = 0; i < ya.n; i++) {
+		v = a->y + a->h - (ya.v[i] - m.yr.lo) / (m.yr.hi - m.yr.lo) * a->h;
+		tick_y(cr, a->x - LINE / 2, v);
+		draw_text(cr, ya.lab[i], FS, a->x - TICK - TICKPAD, v, 1, 0.5, 0);
+	}
+	cairo_stroke(cr);
+	draw_legend(cr, c, a);
+}
+
+static int draw(cairo_t *cr, const struct pe_fig *f, const struct pe_fig_layout *L,
+		struct pe_error *err)
+{
+	const struct pe_fig_panel *p;
+	const struct pe_fig_rect *a;
+	double gx0 = 1e300, gx1 = -1e300, gy0 = 1e300, gy1 = -1e300;
+	size_t k;
+
+	cairo_set_source_rgb(cr, 1, 1, 1);
+	cairo_paint(cr);
+	for (k = 0; k < f->n; k++) {
+		p = &f->panels[k];
+		a = &L->area[k];
+		gx0 = a->x < gx0 ? a->x : gx0;
+		gy0 = a->y < gy0 ? a->y : gy0;
+		gx1 = a->x + a->w > gx1 ? a->x + a->w : gx1;
+		gy1 = a->y + a->h > gy1 ? a->y + a->h : gy1;
+		if (p->chart) {
+			draw_chart(cr, p->chart, a);
+		} else {
+			if (draw_cells(cr, p, a, err) != 0)
+				return -1;
+			if (f->no_axes)
+				continue;
+			frame(cr, a);
+			draw_hm_axes(cr, p, a);
+		}
+		if (p->title && !f->no_axes) {
+			ink(cr);
+			draw_text(cr, p->title, TFS, a->x + a->w / 2, a->y - (p->hm && !p->hm->vector ? text_h(FS) / 2 : 0) - LABELPAD, 0.5, 1, 0);
+		}
+		if (L->cbar[k].w > 0 && draw_cbar(cr, p->cs, &L->cbar[k], err) != 0)
+			return -1;
+	}
+	if (f->no_axes)
+		return 0;
+	if (L->shared.w > 0 && draw_cbar(cr, f->colorbar, &L->shared, err) != 0)
+		return -1;
+	ink(cr);
+	if (f->title) {
+		double tw = pe_fig_text_width(f->title, TFS), x = (gx0 + gx1) / 2 - tw / 2;
+
+		if (x + tw > L->w - PAD)
+			x = L->w - PAD - tw;
+		if (x < PAD)
+			x = PAD;
+		draw_text(cr, f->title, TFS, x, L->title_y, 0, 0, 0);
+	}
+	if (f->xlabel)
+		draw_text(cr, f->xlabel, FS, (gx0 + gx1) / 2, L->xlabel_y, 0.5, 0, 0);
+	if (f->ylabel)
+		draw_text(cr, f->ylabel, FS, L->ylabel_x, (gy0 + gy1) / 2, 0.5, 0, 1);
+	return 0;
+}
+
+/* ---- backends ---- */
+
+/* s with & < > " escaped for XML text; malloc'd, or NULL. */
+static char *xml_escape(const char *s)
+{
+	size_t n = 1;
+	const char *p;
+	char *out, *o;
+
+	for (p = s; *p; p++)
+		n += *p == '&' ? 5 : *p == '<' || *p == '>' ? 4 : *p == '"' ? 6 : 1;
+	out = malloc(n);
+	if (!out)
+		return NULL;
+	for (o = out, p = s; *p; p++) {
+		const char *r = *p == '&' ? "&amp;" : *p == '<' ? "&lt;" : *p == '>' ? "&gt;"
+			      : *p == '"' ? "&quot;" : NULL;
+
+		if (r) {
+			memcpy(o, r, strlen(r));
+			o += strlen(r);
+		} else {
+			*o++ = *p;
+		}
+	}
+	*o = 0;
+	return out;
+}
+
+/* Where cairo's stream writers put their bytes. */
+struct stream {
+	FILE *fp;
+	struct pe_error werr;
+	/* SVG: kept, then patched and written at the end */
+	char *buf;
+	size_t len, cap;
+	int keep;
+};
+
+static cairo_status_t on_write(void *closure, const unsigned char *data, unsigned int n)
+{
+	struct stream *st = closure;
+
+	if (st->keep) {
+		if (st->len + n > st->cap) {
+			size_t cap = st->cap ? 2 * st->cap : 1 << 16;
+			char *b;
+
+			while (cap < st->len + n)
+				cap *= 2;
+			b = realloc(st->buf, cap);
+			if (!b) {
+				pe_fail(&st->werr, PE_ERR_NOMEM, "out of memory");
+				return CAIRO_STATUS_NO_MEMORY;
+			}
+			st->buf = b;
+			st->cap = cap;
+		}
+		memcpy(st->buf + st->len, data, n);
+		st->len += n;
+		return CAIRO_STATUS_SUCCESS;
+	}
+	if (st->werr.code == PE_OK && pe_write(st->fp, data, n, &st->werr) != 0)
+		return CAIRO_STATUS_WRITE_ERROR;
+	return st->werr.code == PE_OK ? CAIRO_STATUS_SUCCESS : CAIRO_STATUS_WRITE_ERROR;
+}
+
+/* The SVG as cairo wrote it, each <image> marked image-rendering:pixelated
+ * (cairo 1.16 writes no such attribute, and browsers smooth an image
+ * scaled without it), and a <title> and <desc> after the <svg> tag. */
+static int write_svg(struct stream *st, const struct pe_fig_doc *doc, struct pe_error *err)
+{
+	static const char mark[] = "<image ";
+	static const char style[] = "<image style=\"image-rendering:pixelated\" ";
+	const char *p = st->buf, *end = st->buf + st->len, *q, *tag;
+	char *t = NULL, *d = NULL;
+	int rc = -1;
+
+	tag = st->len ? memchr(p, '>', st->len) : NULL;
+	/* the second '>' ends <svg ...> (the first ends <?xml ...?>) */
+	if (tag)
+		tag = memchr(tag + 1, '>', (size_t)(end - tag - 1));
+	if (!tag)
+		return pe_fail(err, PE_ERR_DATA, "svg: cairo wrote no document");
+	tag++;
+	if (pe_write(st->fp, p, (size_t)(tag - p), err) != 0)
+		return -1;
+	p = tag;
+	if (doc && doc->title) {
+		t = xml_escape(doc->title);
+		if (!t || pe_write_str(st->fp, "\n<title>", err) != 0 ||
+		    pe_write_str(st->fp, t, err) != 0 || pe_write_str(st->fp, "</title>", err) != 0)
+			goto out;
+	}
+	if (doc && doc->meta) {
+		d = xml_escape(doc->meta);
+		if (!d || pe_write_str(st->fp, "\n<desc>", err) != 0 ||
+		    pe_write_str(st->fp, d, err) != 0 || pe_write_str(st->fp, "</desc>", err) != 0)
+			goto out;
+	}
+	while (p < end) {
+		q = p;
+		while (q < end && !((size_t)(end - q) >= sizeof mark - 1 &&
+				     memcmp(q, mark, sizeof mark - 1) == 0))
+			q++;
+		if (pe_write(st->fp, p, (size_t)(q - p), err) != 0)
+			goto out;
+		if (q == end)
+			break;
+		if (pe_write_str(st->fp, style, err) != 0)
+			goto out;
+		p = q + sizeof mark - 1;
+	}
+	rc = 0;
+out:
+	if (rc != 0 && err->code == PE_OK)
+		pe_fail(err, PE_ERR_NOMEM, "out of memory");
+	free(t);
+	free(d);
+	return rc;
+}
+
+/* An xRGB image's row as RGB bytes, for libpng. */
+struct png_rows {
+	const unsigned char *data;
+	int stride, w;
+	unsigned char *rgb;
+};
+
+static const unsigned char *png_row(void *ctx, int y)
+{
+	struct png_rows *r = ctx;
+	const unsigned char *s = r->data + (size_t)r->stride * (size_t)y;
+	uint32_t v;
+	int x;
+
+	for (x = 0; x < r->w; x++) {
+		memcpy(&v, s + 4 * (size_t)x, 4);
+		r->rgb[3 * x] = (unsigned char)(v >> 16);
+		r->rgb[3 * x + 1] = (unsigned char)(v >> 8);
+		r->rgb[3 * x + 2] = (unsigned char)v;
+	}
+	return r->rgb;
+}
+
+static size_t png_texts(const struct pe_fig_doc *doc, struct pe_png_text *t)
+{
+	size_t n = 0;
+
+	t[n++] = (struct pe_png_text){ "Software", "posenc " POSENC_VERSION, 0 };
+	if (doc && doc->meta)
+		t[n++] = (struct pe_png_text){ "posenc:meta", doc->meta, 1 };
+	if (doc && doc->geometry)
+		t[n++] = (struct pe_png_text){ "posenc:heatmap", doc->geometry, 1 };
+	if (doc && doc->title)
+		t[n++] = (struct pe_png_text){ "Title", doc->title, 1 };
+	return n;
+}
+
+static int cairo_failed(cairo_status_t s, const struct stream *st, struct pe_error *err)
+{
+	if (st->werr.code != PE_OK) {
+		*err = st->werr;
+		return -1;
+	}
+	if (s == CAIRO_STATUS_NO_MEMORY)
+		return pe_fail(err, PE_ERR_NOMEM, "out of memory");
+	return pe_fail(err, PE_ERR_DATA, "cairo: %s", cairo_status_to_string(s));
+}
+
+int pe_fig_write(const struct pe_fig *f, const struct pe_fig_layout *L,
+		 enum pe_fig_backend backend, FILE *fp, const struct pe_fig_doc *doc,
+		 struct pe_error *err)
+{
+	struct stream st;
+	cairo_surface_t *s;
+	cairo_t *cr;
+	cairo_status_t cs;
+	struct pe_png_text text[4];
+	struct png_rows pr;
+	int rc = -1;
+
+	memset(&st, 0, sizeof st);
+	st.fp = fp;
+	if (backend == PE_FIG_PNG) {
+		s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, L->w, L->h);
+	} else if (backend == PE_FIG_SVG) {
+		st.keep = 1;
+		s = cairo_svg_surface_create_for_stream(on_write, &st, L->w, L->h);
+		cairo_svg_surface_set_document_unit(s, CAIRO_SVG_UNIT_PX);
+	} else {
+		s = cairo_pdf_surface_create_for_stream(on_write, &st, L->w * 0.72, L->h * 0.72);
+		cairo_pdf_surface_set_metadata(s, CAIRO_PDF_METADATA_CREATOR,
+					       "posenc " POSENC_VERSION);
+		cairo_pdf_surface_set_metadata(s, CAIRO_PDF_METADATA_CREATE_DATE, "");
+		if (doc && doc->title)
+			cairo_pdf_surface_set_metadata(s, CAIRO_PDF_METADATA_TITLE, doc->title);
+		if (doc && doc->meta)
+			cairo_pdf_surface_set_metadata(s, CAIRO_PDF_METADATA_KEYWORDS, doc->meta);
+		if (doc && doc->geometry)
+			cairo_pdf_surface_set_metadata(s, CAIRO_PDF_METADATA_SUBJECT, doc->geometry);
+	}
+	if ((cs = cairo_surface_status(s)) != CAIRO_STATUS_SUCCESS) {
+		cairo_surface_destroy(s);
+		return cairo_failed(cs, &st, err);
+	}
+	cr = cairo_create(s);
+	if (backend == PE_FIG_PDF)
+		cairo_scale(cr, 0.72, 0.72);
+	if (draw(cr, f, L, err) != 0)
+		goto out;
+	if ((cs = cairo_status(cr)) != CAIRO_STATUS_SUCCESS) {
+		cairo_failed(cs, &st, err);
+		goto out;
+	}
+	if (backend == PE_FIG_PNG) {
+		cairo_surface_flush(s);
+		pr.data = cairo_image_surface_get_data(s);
+		pr.stride = cairo_image_surface_get_stride(s);
+		pr.w = L->w;
+		pr.rgb = malloc((size_t)L->w * 3);
+		if (!pr.rgb) {
+			pe_fail(err, PE_ERR_NOMEM, "out of memory");
+			goto out;
+		}
+		rc = pe_png_write(fp, L->w, L->h, png_row, &pr, text, png_texts(doc, text), err);
+		free(pr.rgb);
+		goto out;
+	}
+	cairo_surface_finish(s);
+	if ((cs = cairo_surface_status(s)) != CAIRO_STATUS_SUCCESS) {
+		cairo_failed(cs, &st, err);
+		goto out;
+	}
+	rc = backend == PE_FIG_SVG ? write_svg(&st, doc, err) : 0;
+out:
+	cairo_destroy(cr);
+	cairo_surface_destroy(s);
+	free(st.buf);
+	return rc;
 }

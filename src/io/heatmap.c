@@ -195,8 +195,15 @@ static int begin_ids(struct pe_heatmap *p)
 
 static void track(struct pe_heatmap *p, double v)
 {
-	if (!isfinite(v))
+	if (!isfinite(v)) {
+		if (isnan(v))
+			p->has_nan = 1;
+		else if (v < 0)
+			p->has_ninf = 1;
+		else
+			p->has_pinf = 1;
 		return;
+	}
 	if (!p->finite) {
 		p->min = p->max = v;
 		p->finite = 1;

@@ -62,6 +62,7 @@ struct pe_heatmap {
 	int32_t *ids;		/* integer results: panels * gh * gw, each the mode of its block */
 	double min, max;	/* finite data extremes */
 	int finite;		/* a finite value was seen */
+	int has_nan, has_ninf, has_pinf;	/* NaN, -inf, +inf were seen */
 	/* private: the current band of id samples */
 	int32_t *samp;
 	uint64_t *cs;

@@ -1,6 +1,6 @@
 /*
- * png: a heatmap of one tensor, 8-bit RGB, with axis ticks, an optional
- * title and a colour bar, drawn with io/font.h.
+ * png, svg, pdf: a heatmap of one tensor, with axis ticks, an optional
+ * title and a colour bar, drawn with cairo (io/figure.h); PNG is 8-bit RGB.
  *
  * What is drawn: a matrix R x C with rows (positions) top to bottom and
  * columns (dimensions) left to right, as matplotlib's imshow shows it; a
@@ -68,18 +68,18 @@
  *
  * Axes: tick labels are the cells' real indices, origin + i * step
  * (struct pe_sink_opts; a 1-D result has only the column axis), ticks at
- * round labels (pe_ticks() in io/ticks.h); every panel has its own.
- * An x-axis title goes centred under the column labels, a y-axis title
- * left of the row labels turned to read bottom to top (both once, centred
- * on the grid of panels); each of them, the title, the panel titles, the
- * tick labels and the colour bar get their own room, so no text covers
- * another or a heatmap.  A 1-D result has no row axis, so no y-axis title
- * either.
+ * round labels (pe_ticks() in io/ticks.h); every panel has its own.  The
+ * axis titles, the title and the colour bar belong to the whole grid; the
+ * colour bar's ticks are at round values (ids for integer results), and
+ * NaN, -inf and +inf in the data get swatches under it (io/figure.h).
  *
- * Text chunks: tEXt "Software" = "posenc VERSION"; iTXt "posenc:meta" =
+ * Text chunks (PNG; the same texts are a PDF's Keywords and Subject and an
+ * SVG's <desc>): tEXt "Software" = "posenc VERSION"; iTXt "posenc:meta" =
  * the parameters as JSON (io/metajson.h, the json format's "meta"); iTXt
  * "posenc:heatmap" = how to read the pixels back: {"cmap","vmin","vmax",
  * "nan","shape":[R,C],"heatmap":[x,y,w,h]}, then:
+ *   "neginf":"#d9d9d9","posinf":"#000000"  the colours of -inf and +inf
+ *                      (with axes; else they are the end colours);
  *   "scale":"discrete","ids":[lo,hi]  an integer result: ids lo..hi in
  *                      hi - lo + 1 colours (vmin, vmax are lo, hi), a
  *                      smaller image's pixel the mode of its block;
@@ -118,20 +118,25 @@
 #include "io/ticks.h"
 #include "version.h"
 
-struct png_sink {
+struct fig_sink {
 	struct pe_sink base;
 	FILE *fp;
+	enum pe_fig_backend backend;
 	struct pe_sink_opts o;
 	const struct pe_meta *meta;
 	struct pe_heatmap hm;
 	struct pe_colorscale cs;
-	struct pe_figure fig;
+	struct pe_fig_panel *panels;
+	struct pe_fig fig;
+	struct pe_fig_layout L;
+	char *title, *xlabel, *ylabel;	/* cleaned to UTF-8 */
+	unsigned char *row;		/* the bare PNG's row */
 };
 
-static int png_begin(struct pe_sink *s, const struct pe_tensor *t, size_t nt,
+static int fig_begin(struct pe_sink *s, const struct pe_tensor *t, size_t nt,
 		     const struct pe_meta *meta, struct pe_error *err)
 {
-	struct png_sink *p = (struct png_sink *)s;
+	struct fig_sink *p = (struct fig_sink *)s;
 	struct pe_heatmap_geom g = { p->o.size, p->o.aspect_equal, p->o.no_axes };
 
 	if (nt != 1)
@@ -158,60 +163,61 @@ static int png_begin(struct pe_sink *s, const struct pe_tensor *t, size_t nt,
 	return pe_heatmap_begin(&p->hm, &g, err);
 }
 
-static int png_rows(struct pe_sink *s, const void *data, size_t nrows, struct pe_error *err)
+static int fig_rows(struct pe_sink *s, const void *data, size_t nrows, struct pe_error *err)
 {
 	(void)err;
-	pe_heatmap_rows(&((struct png_sink *)s)->hm, data, nrows);
+	pe_heatmap_rows(&((struct fig_sink *)s)->hm, data, nrows);
 	return 0;
 }
 
 /* The "posenc:heatmap" text: how to map pixels back to values and
  * positions. */
-static char *heatmap_json(const struct png_sink *p, const struct pe_figure_layout *L, double vmin,
-			  double vmax)
+static char *heatmap_json(const struct fig_sink *p)
 {
-	char a[PE_FMT_BUF], b[PE_FMT_BUF], *s;
+	const struct pe_heatmap *h = &p->hm;
+	const struct pe_fig_rect *a = p->L.area;
+	char x[PE_FMT_BUF], y[PE_FMT_BUF], *s;
 	/* ample: the numbers are at most 24 characters, a panel's four at
 	 * most 11 each */
-	size_t n = 640 + (size_t)p->hm.panels * 64, k;
+	size_t n = 720 + (size_t)h->panels * 64, k;
 	uint64_t i;
-	int x, y;
 
 	s = malloc(n);
 	if (!s)
 		return NULL;
-	if (p->hm.ids) {
-		pe_fmt_i64(p->cs.lo, a);
-		pe_fmt_i64(p->cs.hi, b);
+	if (p->cs.discrete) {
+		pe_fmt_i64(p->cs.lo, x);
+		pe_fmt_i64(p->cs.hi, y);
 	} else {
-		pe_fmt_f64(vmin, a);
-		pe_fmt_f64(vmax, b);
+		pe_fmt_f64(p->cs.vmin, x);
+		pe_fmt_f64(p->cs.vmax, y);
 	}
-	k = (size_t)snprintf(s, n, "{\"cmap\":\"%s\",\"vmin\":%s,\"vmax\":%s,\"nan\":\"#ff00ff\","
-			     "\"shape\":[", pe_colormap_name(p->o.cmap), a, b);
-	if (p->hm.is3d)
-		k += (size_t)snprintf(s + k, n - k, "%llu,", (unsigned long long)p->hm.panels);
+	k = (size_t)snprintf(s, n, "{\"cmap\":\"%s\",\"vmin\":%s,\"vmax\":%s,\"nan\":\"#ff00ff\",",
+			     pe_colormap_name(p->o.cmap), x, y);
+	if (p->cs.inf_colours)
+		k += (size_t)snprintf(s + k, n - k, "\"neginf\":\"#d9d9d9\",\"posinf\":\"#000000\",");
+	k += (size_t)snprintf(s + k, n - k, "\"shape\":[");
+	if (h->is3d)
+		k += (size_t)snprintf(s + k, n - k, "%llu,", (unsigned long long)h->panels);
 	k += (size_t)snprintf(s + k, n - k, "%llu,%llu],\"heatmap\":[%d,%d,%d,%d]",
-			      (unsigned long long)p->hm.rows, (unsigned long long)p->hm.cols, L->hx,
-			      L->hy, L->hw, L->hh);
-	if (p->hm.ids)
+			      (unsigned long long)h->rows, (unsigned long long)h->cols, (int)a[0].x,
+			      (int)a[0].y, (int)a[0].w, (int)a[0].h);
+	if (p->cs.discrete)
 		k += (size_t)snprintf(s + k, n - k, ",\"scale\":\"discrete\",\"ids\":[%lld,%lld]",
 				      (long long)p->cs.lo, (long long)p->cs.hi);
-	if (p->hm.squeezed) {
-		pe_fmt_f64((double)L->hh / (double)p->hm.rows, a);
-		pe_fmt_f64((double)L->hw / (double)p->hm.cols, b);
-		k += (size_t)snprintf(s + k, n - k, ",\"cell\":[%s,%s]", a, b);
+	if (h->squeezed) {
+		pe_fmt_f64(a[0].h / (double)h->rows, x);
+		pe_fmt_f64(a[0].w / (double)h->cols, y);
+		k += (size_t)snprintf(s + k, n - k, ",\"cell\":[%s,%s]", x, y);
 	}
-	if (p->hm.is3d) {
+	if (h->is3d) {
 		k += (size_t)snprintf(s + k, n - k, ",\"panels\":[");
-		for (i = 0; i < p->hm.panels; i++) {
-			pe_figure_panel_at(&p->fig, &p->hm, i, &x, &y);
-			k += (size_t)snprintf(s + k, n - k, "%s[%d,%d,%d,%d]", i ? "," : "", x, y,
-					      L->hw, L->hh);
-		}
+		for (i = 0; i < h->panels; i++)
+			k += (size_t)snprintf(s + k, n - k, "%s[%d,%d,%d,%d]", i ? "," : "",
+					      (int)a[i].x, (int)a[i].y, (int)a[i].w, (int)a[i].h);
 		k += (size_t)snprintf(s + k, n - k, "]");
 	}
-	if (!p->hm.vector && (p->o.row_origin != 0 || p->o.row_step != 1))
+	if (!h->vector && (p->o.row_origin != 0 || p->o.row_step != 1))
 		k += (size_t)snprintf(s + k, n - k, ",\"row_labels\":[%lld,%llu]",
 				      (long long)p->o.row_origin, (unsigned long long)p->o.row_step);
 	if (p->o.col_origin != 0 || p->o.col_step != 1)
@@ -227,9 +233,9 @@ static char *heatmap_json(const struct png_sink *p, const struct pe_figure_layou
  * data's extremes, or --vmin rounded down and --vmax rounded up (so the
  * range holds every id asked for), within int32.
  */
-static int id_range(struct png_sink *p, double vmin, double vmax, struct pe_error *err)
+static int id_range(struct fig_sink *p, double vmin, double vmax, struct pe_error *err)
 {
-	uint64_t n, b;
+	int64_t lo, hi;
 
 	if (p->o.has_vmin && !(vmin >= INT32_MIN && vmin <= INT32_MAX))
 		return pe_fail(err, PE_ERR_PARAM,
@@ -237,34 +243,93 @@ static int id_range(struct png_sink *p, double vmin, double vmax, struct pe_erro
 	if (p->o.has_vmax && !(vmax >= INT32_MIN && vmax <= INT32_MAX))
 		return pe_fail(err, PE_ERR_PARAM,
 			       "{vmax} of an integer result must be from -2147483648 to 2147483647");
-	p->cs.lo = (int64_t)floor(vmin);
-	p->cs.hi = (int64_t)ceil(vmax);
-	if (p->cs.hi < p->cs.lo)
-		p->cs.hi = p->cs.lo;
-	n = (uint64_t)(p->cs.hi - p->cs.lo) + 1;
-	if (n > PE_PALETTE_MAX)
-		return 0;
-	p->cs.pal = malloc(3 * (size_t)n);
-	if (!p->cs.pal)
+	lo = (int64_t)floor(vmin);
+	hi = (int64_t)ceil(vmax);
+	if (hi < lo)
+		hi = lo;
+	return pe_colorscale_ids(&p->cs, p->o.cmap, lo, hi, err);
+}
+
+/* The bare PNG a row at a time: no image in memory, whatever its size. */
+static const unsigned char *bare_row(void *ctx, int y)
+{
+	struct fig_sink *p = ctx;
+	const struct pe_heatmap *h = &p->hm;
+	unsigned char *row = p->row, rgb[3];
+	uint64_t k;
+	uint32_t i, j, kk;
+	int x0;
+
+	memset(row, 0xff, (size_t)p->L.w * 3);
+	for (k = 0; k < h->panels; k++) {
+		const struct pe_fig_rect *a = &p->L.area[k];
+
+		if (y < (int)a->y || y >= (int)(a->y + a->h))
+			continue;
+		i = h->vector ? 0 : (uint32_t)((y - (int)a->y) / (int)h->kh);
+		x0 = (int)a->x;
+		for (j = 0; j < h->gw; j++) {
+			pe_cell_rgb(h, &p->cs, k, i, j, rgb);
+			for (kk = 0; kk < h->kw; kk++)
+				memcpy(row + 3 * ((size_t)x0 + j * h->kw + kk), rgb, 3);
+		}
+	}
+	return row;
+}
+
+static int build(struct fig_sink *p, struct pe_error *err)
+{
+	const struct pe_heatmap *h = &p->hm;
+	char buf[32];
+	uint64_t k;
+	size_t n;
+
+	p->panels = calloc((size_t)h->panels, sizeof *p->panels);
+	if (!p->panels)
 		return pe_fail(err, PE_ERR_NOMEM, "out of memory");
-	for (b = 0; b < n; b++)
-		pe_colormap_resampled(p->o.cmap, n, b, p->cs.pal + 3 * b);
+	/* text is UTF-8: options in another encoding are made valid first */
+	if ((p->o.title && !(p->title = pe_utf8_clean(p->o.title))) ||
+	    (p->o.xlabel && !(p->xlabel = pe_utf8_clean(p->o.xlabel))) ||
+	    (p->o.ylabel && !h->vector && !(p->ylabel = pe_utf8_clean(p->o.ylabel))))
+		return pe_fail(err, PE_ERR_NOMEM, "out of memory");
+	for (k = 0; k < h->panels; k++) {
+		struct pe_fig_panel *q = &p->panels[k];
+
+		q->hm = h;
+		q->k = k;
+		q->cs = &p->cs;
+		q->row_origin = p->o.row_origin;
+		q->row_step = p->o.row_step;
+		q->col_origin = p->o.col_origin;
+		q->col_step = p->o.col_step;
+		if (h->is3d && !p->o.no_axes) {
+			snprintf(buf, sizeof buf, "head %llu", (unsigned long long)k);
+			n = strlen(buf) + 1;
+			if (!(q->title = malloc(n)))
+				return pe_fail(err, PE_ERR_NOMEM, "out of memory");
+			memcpy((char *)q->title, buf, n);
+		}
+	}
+	p->fig.panels = p->panels;
+	p->fig.n = (size_t)h->panels;
+	p->fig.nc = h->nc;
+	p->fig.nr = h->nr;
+	p->fig.no_axes = p->o.no_axes;
+	if (!p->o.no_axes) {
+		p->fig.title = p->title;
+		p->fig.xlabel = p->xlabel;
+		p->fig.ylabel = p->ylabel;
+		p->fig.colorbar = p->o.no_colorbar ? NULL : &p->cs;
+	}
 	return 0;
 }
 
-
-static const unsigned char *image_row(void *ctx, int y)
+static int fig_end(struct pe_sink *s, struct pe_error *err)
 {
-	const struct pe_figure *f = ctx;
-
-	return f->img + (size_t)y * (size_t)f->w * 3;
-}
-
-static int png_end(struct pe_sink *s, struct pe_error *err)
-{
-	struct png_sink *p = (struct png_sink *)s;
+	struct fig_sink *p = (struct fig_sink *)s;
 	double vmin = p->hm.finite ? p->hm.min : 0, vmax = p->hm.finite ? p->hm.max : 1;
-	char *meta = NULL, *hm = NULL, *title = NULL, v[PE_FMT_BUF];
+	char *meta = NULL, *hm = NULL, v[PE_FMT_BUF];
+	struct pe_fig_doc doc;
 	struct pe_png_text text[4];
 	size_t nt = 0;
 	int rc = -1;
@@ -280,68 +345,89 @@ static int png_end(struct pe_sink *s, struct pe_error *err)
 					     : "{vmax} must be above the data's minimum %s (or give {vmin})",
 			       v);
 	}
-	p->cs.cmap = p->o.cmap;
-	p->cs.vmin = vmin;
-	p->cs.vmax = vmax;
-	p->cs.discrete = p->hm.ids != NULL;
-	if (p->hm.ids && id_range(p, vmin, vmax, err) != 0)
-		return -1;
-	pe_colormap_lut(p->o.cmap, p->cs.lut);
-	pe_figure_plan(&p->fig, &p->hm, &p->o, &p->cs);
-	if (pe_figure_draw(&p->fig, &p->hm, &p->o, &p->cs, err) != 0)
+	if (p->hm.ids) {
+		if (id_range(p, vmin, vmax, err) != 0)
+			return -1;
+	} else {
+		pe_colorscale_range(&p->cs, p->o.cmap, vmin, vmax);
+	}
+	/* with axes, a figure has a legend for what no colour stands for */
+	p->cs.inf_colours = !p->o.no_axes && !p->hm.ids;
+	p->cs.has_nan = p->hm.has_nan;
+	p->cs.has_ninf = p->hm.has_ninf;
+	p->cs.has_pinf = p->hm.has_pinf;
+	if (build(p, err) != 0 || pe_fig_plan(&p->fig, &p->L, err) != 0)
 		return -1;
 	if (p->meta) {
 		meta = pe_meta_json(p->meta);
 	} else if ((meta = malloc(3)) != NULL) {
 		memcpy(meta, "{}", 3);
 	}
-	hm = heatmap_json(p, &p->fig.L, vmin, vmax);
-	/* iTXt is UTF-8: a title in another encoding is made valid first */
-	title = p->o.title ? pe_utf8_clean(p->o.title) : NULL;
-	if (!meta || !hm || (p->o.title && !title)) {
+	hm = heatmap_json(p);
+	if (!meta || !hm) {
 		pe_fail(err, PE_ERR_NOMEM, "out of memory");
 		goto out;
 	}
-	text[nt++] = (struct pe_png_text){ "Software", "posenc " POSENC_VERSION, 0 };
-	text[nt++] = (struct pe_png_text){ "posenc:meta", meta, 1 };
-	text[nt++] = (struct pe_png_text){ "posenc:heatmap", hm, 1 };
-	if (title)
-		text[nt++] = (struct pe_png_text){ "Title", title, 1 };
-	rc = pe_png_write(p->fp, p->fig.w, p->fig.h, image_row, &p->fig, text, nt, err);
+	doc.title = p->title;
+	doc.meta = meta;
+	doc.geometry = hm;
+	if (p->backend == PE_FIG_PNG && p->o.no_axes) {
+		p->row = malloc((size_t)p->L.w * 3);
+		if (!p->row) {
+			pe_fail(err, PE_ERR_NOMEM, "out of memory");
+			goto out;
+		}
+		text[nt++] = (struct pe_png_text){ "Software", "posenc " POSENC_VERSION, 0 };
+		text[nt++] = (struct pe_png_text){ "posenc:meta", meta, 1 };
+		text[nt++] = (struct pe_png_text){ "posenc:heatmap", hm, 1 };
+		rc = pe_png_write(p->fp, p->L.w, p->L.h, bare_row, p, text, nt, err);
+	} else {
+		rc = pe_fig_write(&p->fig, &p->L, p->backend, p->fp, &doc, err);
+	}
 out:
 	free(meta);
 	free(hm);
-	free(title);
 	return rc;
 }
 
-static void png_destroy(struct pe_sink *s)
+static void fig_destroy(struct pe_sink *s)
 {
-	struct png_sink *p = (struct png_sink *)s;
+	struct fig_sink *p = (struct fig_sink *)s;
+	uint64_t k;
 
+	for (k = 0; p->panels && k < p->hm.panels; k++)
+		free((char *)p->panels[k].title);
+	free(p->panels);
 	pe_heatmap_free(&p->hm);
-	pe_figure_free(&p->fig);
-	free(p->cs.pal);
+	pe_colorscale_free(&p->cs);
+	pe_fig_layout_free(&p->L);
+	free(p->title);
+	free(p->xlabel);
+	free(p->ylabel);
+	free(p->row);
 	free(p);
 }
-static const struct pe_sink_ops png_ops = {
-	.begin = png_begin,
+
+static const struct pe_sink_ops fig_ops = {
+	.begin = fig_begin,
 	.tensor = pe_sink_nop_tensor,
-	.rows = png_rows,
-	.end = png_end,
-	.destroy = png_destroy,
+	.rows = fig_rows,
+	.end = fig_end,
+	.destroy = fig_destroy,
 };
 
-struct pe_sink *pe_sink_png_new(FILE *fp, const struct pe_sink_opts *opts, struct pe_error *err)
+static struct pe_sink *fig_new(FILE *fp, enum pe_fig_backend b, const struct pe_sink_opts *opts,
+			       struct pe_error *err)
 {
-	struct png_sink *p = calloc(1, sizeof *p);
+	struct fig_sink *p = calloc(1, sizeof *p);
 
 	if (!p) {
 		pe_fail(err, PE_ERR_NOMEM, "out of memory");
 		return NULL;
 	}
-	p->base.ops = &png_ops;
+	p->base.ops = &fig_ops;
 	p->fp = fp;
+	p->backend = b;
 	p->o = *opts;
 	if (p->o.row_step == 0)
 		p->o.row_step = 1;
@@ -350,4 +436,19 @@ struct pe_sink *pe_sink_png_new(FILE *fp, const struct pe_sink_opts *opts, struc
 	if (p->o.cmap < 0 || p->o.cmap >= pe_colormap_count())
 		p->o.cmap = PE_CMAP_DEFAULT;
 	return &p->base;
+}
+
+struct pe_sink *pe_sink_png_new(FILE *fp, const struct pe_sink_opts *opts, struct pe_error *err)
+{
+	return fig_new(fp, PE_FIG_PNG, opts, err);
+}
+
+struct pe_sink *pe_sink_svg_new(FILE *fp, const struct pe_sink_opts *opts, struct pe_error *err)
+{
+	return fig_new(fp, PE_FIG_SVG, opts, err);
+}
+
+struct pe_sink *pe_sink_pdf_new(FILE *fp, const struct pe_sink_opts *opts, struct pe_error *err)
+{
+	return fig_new(fp, PE_FIG_PDF, opts, err);
 }

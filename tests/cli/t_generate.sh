@@ -130,7 +130,7 @@ check "json by extension" grep -q '^{"shape":\[4,4\],"dtype":"float32","meta":{'
 run generate sinusoidal -n 4 -d 4 -o "$T/x.f32"
 check "raw by extension" [ "$(wc -c <"$T/x.f32")" -eq 64 ]
 run generate sinusoidal -n 4 -d 4 -o "$T/x.txt"
-check "unknown extension: exit 2, message names it, no file" eval '[ "$status" -eq 2 ] && grep -q "^posenc: generate: cannot tell the format of .*x.txt.: posenc does not write .txt files (give -f csv|json|raw|npy|safetensors|png)$" "$T/err" && [ ! -e "$T/x.txt" ]'
+check "unknown extension: exit 2, message names it, no file" eval '[ "$status" -eq 2 ] && grep -q "^posenc: generate: cannot tell the format of .*x.txt.: posenc does not write .txt files (give -f csv|json|raw|npy|safetensors|png|svg|pdf)$" "$T/err" && [ ! -e "$T/x.txt" ]'
 for ext in npz pt; do
 	run generate sinusoidal -n 4 -d 4 -o "$T/x.$ext"
 	check ".$ext: exit 2, names it" eval '[ "$status" -eq 2 ] && grep -q "does not write .'"$ext"' files" "$T/err"'

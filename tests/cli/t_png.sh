@@ -64,7 +64,7 @@ usage_error "png vmax inf" generate sinusoidal -n 3 -d 3 -f png --vmax inf
 usage_error "png unknown cmap" generate sinusoidal -n 3 -d 3 -f png --cmap jet
 check "unknown cmap: message" grep -q "^posenc: generate: unknown --cmap 'jet' (one of: viridis|" "$T/err"
 usage_error "png option with csv" generate sinusoidal -n 3 -d 3 --cmap magma
-check "png option with csv: message" grep -q "^posenc: generate: --cmap applies to png output only" "$T/err"
+check "png option with csv: message" grep -q "^posenc: generate: --cmap applies to figures only (-f png, svg or pdf, or -o FILE.png)" "$T/err"
 usage_error "png option with npy" generate sinusoidal -n 3 -d 3 -f npy --size 10
 usage_error "colorbar and no-colorbar" generate sinusoidal -n 3 -d 3 -f png --colorbar --no-colorbar
 usage_error "title too long" generate sinusoidal -n 3 -d 3 -f png --title \

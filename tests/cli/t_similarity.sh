@@ -478,7 +478,7 @@ fails 2 "--positions-range reversed" "--positions-range must be A:B with 0 <= A 
 	similarity sinusoidal -n 10 -d 4 --positions-range 5:2 -o "$T/eo/o.csv"
 fails 2 "unknown --precision" "unknown --precision 'float64' (one of: exact, float32)$" \
 	similarity sinusoidal -n 4 -d 4 --precision float64 -o "$T/eo/o.csv"
-fails 2 "--cmap with csv" "--cmap applies to png output only" \
+fails 2 "--cmap with csv" "--cmap applies to figures only" \
 	similarity sinusoidal -n 4 -d 4 --cmap magma -o "$T/eo/o.csv"
 fails 2 "--profile --rows" "--rows does not apply to --profile" \
 	similarity sinusoidal -n 4 -d 4 --profile --rows 0:2 -o "$T/eo/o.csv"
