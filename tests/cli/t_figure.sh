@@ -47,3 +47,17 @@ check "figure option with npy: message" grep -q "^posenc: generate: --title appl
 run generate sinusoidal -n 4 -d 4 -o "$T/UP.PDF"
 check ".PDF is pdf" ok_and [ "$(head -c 5 "$T/UP.PDF")" = "%PDF-" ]
 
+# --- line charts of curve results ---
+run similarity sinusoidal -n 128 -d 64 --profile -o "$T/prof.png"
+check "--profile -o .png: a chart" ok_and [ "$(png "$T/prof.png" text Title)" = "cosine similarity by offset, 128 positions" ]
+check "--profile chart: ink in the plot area" ok_and [ "$(png "$T/prof.png" ink 100 60 500 300)" -gt 500 ]
+run similarity sinusoidal -n 128 -d 64 --profile -o "$T/prof.svg" --title "my profile" --size 400
+check "--profile -o .svg: titled as asked" ok_and grep -q '<title>my profile</title>' "$T/prof.svg"
+usage_error "--profile chart with --cmap" similarity sinusoidal -n 16 -d 8 --profile -o "$T/eo/p.png" --cmap magma
+check "--profile chart with --cmap: message" grep -q "^posenc: similarity: --cmap does not apply to a line chart$" "$T/err"
+run similarity sinusoidal -n 16 -d 8 --profile -o "$T/prof.csv"
+check "--profile -o .csv is still the csv" ok_and [ "$(head -1 "$T/prof.csv")" = "offset,mean,std,count" ]
+run bucket --distances -20:20 -o "$T/bd.png"
+check "bucket --distances -o .png: a step chart" ok_and [ "$(png "$T/bd.png" text Title)" = "t5 buckets by relative distance, -20 to 19" ]
+run bucket --distances -20:20 -o "$T/bd.pdf"
+check "bucket --distances -o .pdf" ok_and [ "$(head -c 5 "$T/bd.pdf")" = "%PDF-" ]
