@@ -359,43 +359,84 @@ static const char *chart_misfit(const struct pe_outopts *o)
 	     : o->header ? "header" : NULL;
 }
 
-int pe_emit_chart(const struct pe_outopts *o, const struct pe_chart *c, const char *title,
-		  const struct pe_meta *meta, struct pe_error *err)
+int pe_emit_figure_opts(const struct pe_outopts *o, struct pe_sink_opts *so, int chart,
+			struct pe_error *err)
 {
-	struct pe_chart cc = *c;
-	struct pe_fig_panel panel;
-	struct pe_fig f;
+	const char *w;
+
+	if (!pe_emit_is_figure(o)) {
+		if (resolve_format(o, &(enum pe_format){ PE_FMT_CSV }, err) != 0)
+			return -1;
+		return pe_fail(err, PE_ERR_USAGE, "%s is a figure: give -o FILE.png, .svg or .pdf, or -f png, svg or pdf",
+			       chart ? "a line chart" : "this");
+	}
+	if (chart && (w = chart_misfit(o)))
+		return pe_fail(err, PE_ERR_USAGE, "--%s does not apply to a line chart", w);
+	if (o->rows || o->header)
+		return pe_fail(err, PE_ERR_USAGE, "--%s does not apply to a figure of whole files",
+			       o->rows ? "rows" : "header");
+	return png_opts(o, so, err);
+}
+
+int pe_emit_figure(const struct pe_outopts *o, const struct pe_fig *f, const struct pe_meta *meta,
+		   struct pe_error *err)
+{
 	struct pe_fig_layout L;
 	struct pe_fig_doc doc = { NULL, NULL, NULL };
 	struct pe_output out;
 	enum pe_format fmt;
-	const char *w;
-	char *t = NULL, *xl = NULL, *yl = NULL, *mj = NULL;
+	char *mj = NULL, *geo = NULL;
 	int rc = -1;
 
 	memset(&L, 0, sizeof L);
 	if (resolve_format(o, &fmt, err) != 0)
 		return -1;
-	if (!pe_format_is_figure(fmt))
-		return pe_fail(err, PE_ERR_USAGE, "a line chart is a figure: -f png, svg or pdf, not %s",
-			       pe_format_name(fmt));
-	if ((w = chart_misfit(o)))
-		return pe_fail(err, PE_ERR_USAGE, "--%s does not apply to a line chart", w);
-	if ((o->title && strlen(o->title) > PNG_TITLE_MAX) ||
-	    (o->xlabel && strlen(o->xlabel) > PNG_TITLE_MAX) ||
-	    (o->ylabel && strlen(o->ylabel) > PNG_TITLE_MAX))
-		return pe_fail(err, PE_ERR_USAGE, "--%s must be at most %d bytes",
-			       o->title && strlen(o->title) > PNG_TITLE_MAX ? "title"
-			       : o->xlabel && strlen(o->xlabel) > PNG_TITLE_MAX ? "xlabel" : "ylabel",
-			       PNG_TITLE_MAX);
+	if (!(mj = pe_meta_json(meta))) {
+		pe_fail(err, PE_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	if (pe_fig_plan(f, &L, err) != 0)
+		goto out;
+	geo = pe_fig_geometry(f, &L);
+	doc.title = f->title;
+	doc.meta = mj;
+	doc.geometry = geo;
+	if (pe_output_open(&out, o->path, pe_format_is_binary(fmt), o->force, err) != 0)
+		goto out;
+	if (pe_fig_write(f, &L, fmt == PE_FMT_PNG ? PE_FIG_PNG : fmt == PE_FMT_SVG ? PE_FIG_SVG
+									 : PE_FIG_PDF,
+			 out.fp, &doc, err) != 0) {
+		pe_output_abort(&out);
+		goto out;
+	}
+	rc = pe_output_commit(&out, err);
+out:
+	pe_fig_layout_free(&L);
+	free(mj);
+	free(geo);
+	return rc;
+}
+
+int pe_emit_chart(const struct pe_outopts *o, const struct pe_chart *c, const char *title,
+		  const struct pe_meta *meta, struct pe_error *err)
+{
+	struct pe_sink_opts so;
+	struct pe_chart cc = *c;
+	struct pe_fig_panel panel;
+	struct pe_fig f;
+	char *t = NULL, *xl = NULL, *yl = NULL;
+	int rc = -1;
+
+	memset(&so, 0, sizeof so);
+	if (pe_emit_figure_opts(o, &so, 1, err) != 0)
+		return -1;
 	if (o->title)
 		title = *o->title ? o->title : NULL;	/* --title '': none */
 	memset(&panel, 0, sizeof panel);
 	memset(&f, 0, sizeof f);
 	if ((title && !(t = pe_utf8_clean(title))) ||
 	    ((o->xlabel || cc.xlabel) && !(xl = pe_utf8_clean(o->xlabel ? o->xlabel : cc.xlabel))) ||
-	    ((o->ylabel || cc.ylabel) && !(yl = pe_utf8_clean(o->ylabel ? o->ylabel : cc.ylabel))) ||
-	    !(mj = pe_meta_json(meta))) {
+	    ((o->ylabel || cc.ylabel) && !(yl = pe_utf8_clean(o->ylabel ? o->ylabel : cc.ylabel)))) {
 		pe_fail(err, PE_ERR_NOMEM, "out of memory");
 		goto out;
 	}
@@ -405,29 +446,14 @@ int pe_emit_chart(const struct pe_outopts *o, const struct pe_chart *c, const ch
 	f.title = t;
 	f.xlabel = xl;
 	f.ylabel = yl;
-	if (GIVEN(o, size)) {
-		f.chart_w = (unsigned)o->size;
-		f.chart_h = (unsigned)(o->size * 5 / 8);
-		if (f.chart_h == 0)
-			f.chart_h = 1;
+	if (so.size) {
+		f.chart_w = so.size;
+		f.chart_h = so.size * 5 / 8 ? so.size * 5 / 8 : 1;
 	}
-	doc.title = t;
-	doc.meta = mj;
-	if (pe_fig_plan(&f, &L, err) != 0 ||
-	    pe_output_open(&out, o->path, pe_format_is_binary(fmt), o->force, err) != 0)
-		goto out;
-	if (pe_fig_write(&f, &L, fmt == PE_FMT_PNG ? PE_FIG_PNG : fmt == PE_FMT_SVG ? PE_FIG_SVG
-									 : PE_FIG_PDF,
-			 out.fp, &doc, err) != 0) {
-		pe_output_abort(&out);
-		goto out;
-	}
-	rc = pe_output_commit(&out, err);
+	rc = pe_emit_figure(o, &f, meta, err);
 out:
-	pe_fig_layout_free(&L);
 	free(t);
 	free(xl);
 	free(yl);
-	free(mj);
 	return rc;
 }

@@ -105,6 +105,20 @@ struct pe_chart;
 int pe_emit_chart(const struct pe_outopts *o, const struct pe_chart *c, const char *title,
 		  const struct pe_meta *meta, struct pe_error *err);
 
+/*
+ * The figure options of a command that draws a figure of its own (posenc
+ * plot) over so: -f / -o must name a figure format; with chart, the
+ * heatmap options are usage errors; --rows and --header always are.
+ */
+int pe_emit_figure_opts(const struct pe_outopts *o, struct pe_sink_opts *so, int chart,
+			struct pe_error *err);
+
+/* Plan f, open -o, write f in its format (with meta, and the geometry of
+ * heatmap panels), commit.  Returns 0 or -1. */
+struct pe_fig;
+int pe_emit_figure(const struct pe_outopts *o, const struct pe_fig *f, const struct pe_meta *meta,
+		   struct pe_error *err);
+
 /* pe_emit_text's checks of the options alone, for a command to make
  * before its work. */
 int pe_emit_text_check(const struct pe_outopts *o, enum pe_format format, const char *what,

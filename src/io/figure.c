@@ -34,6 +34,7 @@
 #define PAD 10.0
 #define PANEL_GAP 24.0
 #define CB_PAD 16.0
+#define CB_TICKS 3.5	/* lines of text between colour bar ticks, at least */
 #define FONT "DejaVu Sans"
 
 static const unsigned char NAN_RGB[3] = { 0xff, 0x00, 0xff };	/* magenta */
@@ -470,11 +471,17 @@ static double cbar_label_w(const struct pe_colorscale *cs, double len)
 		pe_fmt_i64(cs->hi, buf);
 		return imax_d(w, pe_fig_text_width(buf, FS));
 	}
-	chart_axis(r, 0, len, 2.5 * text_h(FS), &a);
+	chart_axis(r, 0, len, CB_TICKS * text_h(FS), &a);
 	w = a.lab_w;
 	if (cs->has_nan || cs->has_ninf || cs->has_pinf)
 		w = imax_d(w, pe_fig_text_width("-inf", FS) + 16);
 	return w;
+}
+
+/* How many swatches go under cs's colour bar. */
+static int swatches(const struct pe_colorscale *cs)
+{
+	return cs->has_nan + (cs->inf_colours && cs->has_ninf) + (cs->inf_colours && cs->has_pinf);
 }
 
 /* Margins of one panel around its area. */
@@ -650,6 +657,15 @@ int pe_fig_plan(const struct pe_fig *f, struct pe_fig_layout *L, struct pe_error
 		right = imax_d(right, L->shared.x + L->shared.w + TICK + TICKPAD +
 					       cbar_label_w(f->colorbar, L->shared.h));
 	}
+	/* the swatches of NaN and the infinities under a colour bar */
+	for (k = 0; k <= f->n; k++) {
+		const struct pe_fig_rect *r = k < f->n ? &L->cbar[k] : &L->shared;
+		const struct pe_colorscale *cs = k < f->n ? f->panels[k].cs : f->colorbar;
+
+		if (r->w > 0 && cs)
+			bottom = imax_d(bottom, r->y + r->h + TICK + TICKPAD +
+						(double)swatches(cs) * (th + 2));
+	}
 	if (f->xlabel) {
 		L->xlabel_y = bottom + LABELPAD;
 		bottom = L->xlabel_y + th;
@@ -809,7 +825,8 @@ static int draw_cbar(cairo_t *cr, const struct pe_colorscale *cs, const struct p
 	size_t i;
 	static const char *const names[3] = { "NaN", "-inf", "+inf" };
 	const unsigned char *sw[3] = { NAN_RGB, NINF_RGB, PINF_RGB };
-	int has[3] = { cs->has_nan, cs->has_ninf && cs->inf_colours, cs->has_pinf && cs->inf_colours };
+	int has[3] = { cs->has_nan, cs->has_ninf && cs->inf_colours,
+		       cs->has_pinf && cs->inf_colours };
 
 	if (cairo_surface_status(img) != CAIRO_STATUS_SUCCESS) {
 		cairo_surface_destroy(img);
@@ -868,7 +885,7 @@ static int draw_cbar(cairo_t *cr, const struct pe_colorscale *cs, const struct p
 		}
 		cairo_stroke(cr);
 	} else if (cs->vmax > cs->vmin) {
-		chart_axis(rg, 0, r->h, 2.5 * text_h(FS), &a);
+		chart_axis(rg, 0, r->h, CB_TICKS * text_h(FS), &a);
 		for (i = 0; i < a.n; i++) {
 			yc = r->y + r->h - (a.v[i] - cs->vmin) / (cs->vmax - cs->vmin) * r->h;
 			cairo_move_to(cr, r->x + r->w, yc);
@@ -879,6 +896,7 @@ static int draw_cbar(cairo_t *cr, const struct pe_colorscale *cs, const struct p
 	}
 	/* swatches of the values no colour of the map stands for */
 	sy = r->y + r->h + TICK + TICKPAD + text_h(FS) / 2;
+	ink(cr);
 	for (i = 0; i < 3; i++) {
 		if (!has[i])
 			continue;
@@ -1427,4 +1445,46 @@ out:
 	cairo_surface_destroy(s);
 	free(st.buf);
 	return rc;
+}
+
+char *pe_fig_geometry(const struct pe_fig *f, const struct pe_fig_layout *L)
+{
+	const struct pe_fig_panel *p0 = f->n ? &f->panels[0] : NULL;
+	const struct pe_colorscale *cs = p0 && p0->cs ? p0->cs : NULL;
+	char a[PE_FMT_BUF], b[PE_FMT_BUF], *s;
+	size_t n = 512 + f->n * 160, k = 0, i;
+
+	if (!p0 || !p0->hm || !cs)
+		return NULL;
+	s = malloc(n);
+	if (!s)
+		return NULL;
+	pe_fmt_f64(cs->vmin, a);
+	pe_fmt_f64(cs->vmax, b);
+	k += (size_t)snprintf(s + k, n - k, "{\"cmap\":\"%s\",\"vmin\":%s,\"vmax\":%s,\"nan\":\"#ff00ff\",",
+			      pe_colormap_name(cs->cmap), a, b);
+	if (cs->inf_colours)
+		k += (size_t)snprintf(s + k, n - k, "\"neginf\":\"#d9d9d9\",\"posinf\":\"#000000\",");
+	k += (size_t)snprintf(s + k, n - k, "\"shape\":[%llu,%llu],\"heatmap\":[%d,%d,%d,%d]",
+			      (unsigned long long)p0->hm->rows, (unsigned long long)p0->hm->cols,
+			      (int)L->area[0].x, (int)L->area[0].y, (int)L->area[0].w,
+			      (int)L->area[0].h);
+	if (f->n > 1) {
+		k += (size_t)snprintf(s + k, n - k, ",\"panels\":[");
+		for (i = 0; i < f->n; i++)
+			k += (size_t)snprintf(s + k, n - k, "%s[%d,%d,%d,%d]", i ? "," : "",
+					      (int)L->area[i].x, (int)L->area[i].y,
+					      (int)L->area[i].w, (int)L->area[i].h);
+		k += (size_t)snprintf(s + k, n - k, "],\"scales\":[");
+		for (i = 0; i < f->n; i++) {
+			const struct pe_colorscale *c = f->panels[i].cs ? f->panels[i].cs : cs;
+
+			pe_fmt_f64(c->vmin, a);
+			pe_fmt_f64(c->vmax, b);
+			k += (size_t)snprintf(s + k, n - k, "%s[%s,%s]", i ? "," : "", a, b);
+		}
+		k += (size_t)snprintf(s + k, n - k, "]");
+	}
+	snprintf(s + k, n - k, "}");
+	return s;
 }

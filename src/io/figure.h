@@ -169,6 +169,13 @@ int pe_fig_write(const struct pe_fig *f, const struct pe_fig_layout *L,
 		 enum pe_fig_backend backend, FILE *fp, const struct pe_fig_doc *doc,
 		 struct pe_error *err);
 
+/* How to read a figure of heatmap panels back, as the posenc:heatmap text
+ * of io/sink_png.c: {"cmap","vmin","vmax","nan",("neginf","posinf"),
+ * "shape":[R,C],"heatmap":[x,y,w,h]} of panel 0, and with several panels
+ * "panels":[[x,y,w,h],...] and "scales":[[vmin,vmax],...].  malloc'd, or
+ * NULL (no heatmap panel, or out of memory). */
+char *pe_fig_geometry(const struct pe_fig *f, const struct pe_fig_layout *L);
+
 /* Ticks at round values over [lo, hi] for an axis len units long, at
  * least minpx apart: at most max values into v, their count returned;
  * *decimals the digits after the point their labels need. */

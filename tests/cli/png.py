@@ -10,9 +10,10 @@
 #   png.py FILE pcell K R C NR NC -> "r g b" at the centre of cell (R, C) of panel K
 #   png.py FILE hmtest EXPR     -> exit 0 if EXPR of d (posenc:heatmap) is true
 #   png.py FILE sha256          -> SHA-256 of "W H\n" and the RGB rows, top to bottom
-#   png.py FILE cells R C RASTER -> exit 0 if the centre of every cell of the
-#                                  R x C heatmap is the same colour in RASTER
-#                                  (an SVG or PDF of the figure rasterised)
+#   png.py FILE cells R C OTHER -> exit 0 if the centre of every cell of the
+#                                  R x C heatmap is the same colour in OTHER: a
+#                                  posenc PNG (its own heatmap rectangle), or
+#                                  an SVG or PDF of the figure rasterised
 #   png.py FILE ink X0 Y0 X1 Y1  -> how many pixels of the box are not white
 # Used by the CLI tests (tests/cli/run.sh defines png() to run it).
 import hashlib, json, struct, sys, zlib
@@ -92,13 +93,15 @@ elif cmd == 'sha256':
     print(hashlib.sha256(b'%d %d\n' % (w, h) + b''.join(rows)).hexdigest())
 elif cmd == 'cells':
     R, C = int(sys.argv[3]), int(sys.argv[4])
-    _, _, rows2, _, _ = read(sys.argv[5])
+    _, _, rows2, text2, _ = read(sys.argv[5])
     x, y, hw, hh = json.loads(text['posenc:heatmap'])['heatmap']
+    x2, y2, hw2, hh2 = json.loads(text2['posenc:heatmap'])['heatmap'] if 'posenc:heatmap' in text2 else (x, y, hw, hh)
     bad = 0
     for r in range(R):
         for c in range(C):
             px, py = x + (2 * c + 1) * hw // (2 * C), y + (2 * r + 1) * hh // (2 * R)
-            bad += rows[py][3 * px:3 * px + 3] != rows2[py][3 * px:3 * px + 3]
+            qx, qy = x2 + (2 * c + 1) * hw2 // (2 * C), y2 + (2 * r + 1) * hh2 // (2 * R)
+            bad += rows[py][3 * px:3 * px + 3] != rows2[qy][3 * qx:3 * qx + 3]
     sys.exit(0 if bad == 0 else 1)
 elif cmd == 'ink':
     x0, y0, x1, y1 = map(int, sys.argv[3:7])

@@ -61,3 +61,17 @@ run bucket --distances -20:20 -o "$T/bd.png"
 check "bucket --distances -o .png: a step chart" ok_and [ "$(png "$T/bd.png" text Title)" = "t5 buckets by relative distance, -20 to 19" ]
 run bucket --distances -20:20 -o "$T/bd.pdf"
 check "bucket --distances -o .pdf" ok_and [ "$(head -c 5 "$T/bd.pdf")" = "%PDF-" ]
+
+# --- NaN and the infinities: their own colours, swatches under the bar ---
+printf '0,-inf,-inf\n1,2,-inf\nnan,inf,3\n' >"$T/inf.csv"
+run plot "$T/inf.csv" -o "$T/inf.png" --cmap viridis
+check "-inf is light grey" ok_and [ "$(png "$T/inf.png" cell 0 1 3 3)" = "217 217 217" ]
+check "+inf is black" ok_and [ "$(png "$T/inf.png" cell 2 1 3 3)" = "0 0 0" ]
+check "NaN is magenta" ok_and [ "$(png "$T/inf.png" cell 2 0 3 3)" = "255 0 255" ]
+check "the heatmap text names the infinities' colours" ok_and \
+	png "$T/inf.png" hmtest 'd["neginf"] == "#d9d9d9" and d["posinf"] == "#000000"'
+check "finite cells keep the map: 3 is the last colour" ok_and [ "$(png "$T/inf.png" cell 2 2 3 3)" = "253 231 36" ]
+# --no-axes: the end colours, as imsave gives them
+run plot "$T/inf.csv" -o "$T/inf_bare.png" --cmap viridis --no-axes
+check "--no-axes: -inf is the first colour" ok_and [ "$(png "$T/inf_bare.png" cell 0 1 3 3)" = "68 1 84" ]
+check "--no-axes: +inf is the last colour" ok_and [ "$(png "$T/inf_bare.png" cell 2 1 3 3)" = "253 231 36" ]
