@@ -724,24 +724,15 @@ static void paint_pixels(cairo_t *cr, cairo_surface_t *img, double x, double y)
 	cairo_restore(cr);
 }
 
-/* Panel k's cells as drawn: kh x kw pixels each (a vector's one row
- * fills the strip). */
-static int draw_cells(cairo_t *cr, const struct pe_fig_panel *p, const struct pe_fig_rect *a,
-		      struct pe_error *err)
+/* Panel k's cells as drawn, kh x kw pixels each (a vector's one row
+ * fills the strip), into w x h xRGB pixels at d (rows stride bytes apart). */
+static void cells_into(const struct pe_fig_panel *p, unsigned char *d, int stride, int w, int h)
 {
 	const struct pe_heatmap *hm = p->hm;
-	int w = (int)a->w, h = (int)a->h, stride, x, y;
-	cairo_surface_t *img = pixels(w, h);
-	unsigned char *d, rgb[3];
+	unsigned char rgb[3];
 	uint32_t i, j, kk;
+	int y;
 
-	if (cairo_surface_status(img) != CAIRO_STATUS_SUCCESS) {
-		cairo_surface_destroy(img);
-		return pe_fail(err, PE_ERR_NOMEM, "out of memory for a %d x %d heatmap", w, h);
-	}
-	cairo_surface_flush(img);
-	d = cairo_image_surface_get_data(img);
-	stride = cairo_image_surface_get_stride(img);
 	for (i = 0; i < hm->gh; i++) {
 		unsigned char *row = d + (size_t)stride * (size_t)i * hm->kh;
 		int rows = hm->vector ? h : (int)hm->kh;
@@ -754,7 +745,40 @@ static int draw_cells(cairo_t *cr, const struct pe_fig_panel *p, const struct pe
 		for (y = 1; y < rows; y++)
 			memcpy(row + (size_t)stride * (size_t)y, row, (size_t)w * 4);
 	}
-	(void)x;
+}
+
+/*
+ * A heatmap's pixels: an image painted unsmoothed at its own size.  On a
+ * PNG canvas (an image surface, untransformed, the area on whole pixels)
+ * that is a copy, so the cells are written into the canvas itself rather
+ * than through an image as large (64 MiB less at 4096 x 4096).
+ */
+static int draw_cells(cairo_t *cr, const struct pe_fig_panel *p, const struct pe_fig_rect *a,
+		      struct pe_error *err)
+{
+	int w = (int)a->w, h = (int)a->h;
+	cairo_surface_t *t = cairo_get_target(cr), *img;
+	cairo_matrix_t m;
+
+	cairo_get_matrix(cr, &m);
+	if (cairo_surface_get_type(t) == CAIRO_SURFACE_TYPE_IMAGE && m.xx == 1 && m.yy == 1 &&
+	    m.xy == 0 && m.yx == 0 && m.x0 == 0 && m.y0 == 0 && a->x == floor(a->x) &&
+	    a->y == floor(a->y)) {
+		cairo_surface_flush(t);
+		cells_into(p, cairo_image_surface_get_data(t) +
+				      (size_t)cairo_image_surface_get_stride(t) * (size_t)a->y +
+				      4 * (size_t)a->x,
+			   cairo_image_surface_get_stride(t), w, h);
+		cairo_surface_mark_dirty_rectangle(t, (int)a->x, (int)a->y, w, h);
+		return 0;
+	}
+	img = pixels(w, h);
+	if (cairo_surface_status(img) != CAIRO_STATUS_SUCCESS) {
+		cairo_surface_destroy(img);
+		return pe_fail(err, PE_ERR_NOMEM, "out of memory for a %d x %d heatmap", w, h);
+	}
+	cairo_surface_flush(img);
+	cells_into(p, cairo_image_surface_get_data(img), cairo_image_surface_get_stride(img), w, h);
 	cairo_surface_mark_dirty(img);
 	paint_pixels(cr, img, a->x, a->y);
 	cairo_surface_destroy(img);
