@@ -34,6 +34,12 @@ usage_error "abbreviation" generate rope --fac 2 --scaling linear -n 1 -d 4
 check "abbreviation: names the full option" grep -q "^posenc: generate: option '--fac' is not a full name (write --factor)$" "$T/err"
 usage_error "ambiguous prefix" generate sinusoidal --pre t2t
 check "ambiguous prefix: names the candidates" grep -q "^posenc: generate: unknown option '--pre' (did you mean --preset or --precision?)$" "$T/err"
+usage_error "misspelt option" generate sinusoidal --postions 5
+check "misspelt option: the nearest real one" grep -q "^posenc: generate: unknown option '--postions' (did you mean --positions?)$" "$T/err"
+usage_error "swapped letters" similarity --metirc dot -i x.npy
+check "swapped letters: the nearest real one" grep -q "^posenc: similarity: unknown option '--metirc' (did you mean --metric?)$" "$T/err"
+usage_error "nothing near" generate sinusoidal --xyzzy 3
+check "nothing near: no guess" grep -q "^posenc: generate: unknown option '--xyzzy'$" "$T/err"
 usage_error "missing value" generate sinusoidal -n
 usage_error "too large" generate sinusoidal -n 1099511627776 -d 16777216
 usage_error "option of another kind" generate sinusoidal --seed 3
