@@ -211,3 +211,13 @@ check "learned: other seed other bytes" differ "$T/s7" "$T/out"
 run generate learned -n 3 -d 4 --preset fairseq --padding-idx 1
 check "learned fairseq padding: rows" [ "$(wc -l <"$T/out")" -eq 5 ]
 check "learned fairseq padding: zero row" [ "$(sed -n 2p "$T/out")" = "0,0,0,0" ]
+
+# a long run shows its progress when stderr is a terminal (as similarity),
+# then clears the line; a short one and a pipe show nothing
+if command -v script >/dev/null 2>&1; then
+	script -qec "$POSENC generate sinusoidal -n 65536 -d 1024 -f raw -o /dev/null" /dev/null >"$T/tty" 2>&1
+	check "generate progress on a terminal" grep -q "posenc: generate: [0-9]*% of 65536 rows" "$T/tty"
+	check "generate progress: the line cleared at the end" grep -q "$(printf '\r\033\\[K')" "$T/tty"
+	script -qec "$POSENC generate sinusoidal -n 64 -d 64 -f raw -o /dev/null" /dev/null >"$T/tty" 2>&1
+	check "generate: no progress for a short run" eval '[ "$(wc -c <"$T/tty")" -eq 0 ] && [ -x "$POSENC" ] && "$POSENC" --version >/dev/null'
+fi
