@@ -28,17 +28,15 @@
 #define PANEL_AUTO 512		/* a panel's longer side when several share a figure */
 
 enum { KIND_AUTO = -1, KIND_HEATMAP = 0, KIND_LINE = 1 };
-enum { SCALE_SHARED = 0, SCALE_EACH = 1 };
 
 struct plot_opts {
 	const char *tensor, *shape, *titles;
-	int kind, scale, logx, logy;
+	int kind, logx, logy;
 };
 
 #define O(f) offsetof(struct plot_opts, f)
 
 static const char *const kinds[] = { "heatmap", "line", NULL };
-static const char *const scales[] = { "shared", "each", NULL };
 
 static const struct pe_optdef rows[] = {
 	{ PE_HEADING("What to draw (FILE: npy, safetensors, csv, or raw with --shape; - is stdin):") },
@@ -48,9 +46,6 @@ static const struct pe_optdef rows[] = {
 	{ PE_TEXT("tensor", 0, "NAME", O(tensor), "safetensors: the tensor to read (default: the only one, or\n"
 						  "the position table)") },
 	{ PE_TEXT("shape", 0, "RxC", O(shape), "the files are raw little-endian float32, R rows of C") },
-	{ PE_CHOICE("scale", 0, "S", O(scale), scales,
-		    "heatmaps: shared (default: one colour scale and bar for\n"
-		    "all panels) or each (a scale and bar per panel)") },
 	{ PE_TEXT("titles", 0, "A,B,...", O(titles), "panel titles, one per FILE (default: the file names)") },
 	{ PE_FLAG("logx", 0, O(logx), "line: a logarithmic x axis") },
 	{ PE_FLAG("logy", 0, O(logy), "line: a logarithmic y axis") },
@@ -245,7 +240,7 @@ static int heatmaps(struct job *j, struct pe_fig *fig, struct pe_error *err)
 		p->row_step = p->col_step = 1;
 		if (j->n > 1)
 			p->title = j->f[k].title;
-		if (j->o.scale == SCALE_EACH) {
+		if (j->so.scale_each) {
 			if (colorscale(j, h->min, h->max, h->finite, &j->f[k].cs, h->has_nan,
 				       h->has_ninf, h->has_pinf, err) != 0)
 				return -1;
@@ -255,7 +250,7 @@ static int heatmaps(struct job *j, struct pe_fig *fig, struct pe_error *err)
 			p->cs = &j->shared;
 		}
 	}
-	if (j->o.scale == SCALE_SHARED) {
+	if (!j->so.scale_each) {
 		if (colorscale(j, lo, hi, finite, &j->shared, nan, ninf, pinf, err) != 0)
 			return -1;
 		if (!j->so.no_colorbar && !j->so.no_axes)
@@ -403,10 +398,6 @@ static int plot(const struct pe_command *cmd, int argc, char **argv)
 		goto fail;
 	if (j.kind == KIND_HEATMAP && (j.o.logx || j.o.logy)) {
 		pe_fail(&err, PE_ERR_USAGE, "--%s applies to line charts", j.o.logx ? "logx" : "logy");
-		goto fail;
-	}
-	if (j.kind == KIND_LINE && GIVEN(&j, scale)) {
-		pe_fail(&err, PE_ERR_USAGE, "--scale applies to heatmaps (colour scales)");
 		goto fail;
 	}
 	if (draw(&j, &err) != 0)

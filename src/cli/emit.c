@@ -21,6 +21,8 @@
 
 /* --aspect: auto (0) or equal (1) */
 static const char *const aspects[] = { "auto", "equal", NULL };
+/* --scale: shared (0) or each (1) */
+static const char *const scales[] = { "shared", "each", NULL };
 
 const struct pe_optdef pe_output_rows[] = {
 	{ PE_HEADING("Output:") },
@@ -52,6 +54,9 @@ const struct pe_optdef pe_output_rows[] = {
 	{ PE_CHOICE("aspect", 0, "A", O(aspect), aspects,
 		    "auto (default: the matrix's shape, but at most 1:4) or\n"
 		    "equal (one square cell per value, however long)"), .applies = PNG },
+	{ PE_CHOICE("scale", 0, "S", O(scale), scales,
+		    "panels (heads, files): shared (default: one colour scale\n"
+		    "and bar) or each (a scale and bar per panel)"), .applies = PNG },
 	{ PE_TEXT("xlabel", 0, "TEXT", O(xlabel),
 		  "title of the column axis (default: the result's, e.g.\n"
 		  "dimension or position)"), .applies = PNG },
@@ -108,6 +113,7 @@ static int png_opts(const struct pe_outopts *o, struct pe_sink_opts *so, struct 
 	if (o->colorbar || o->no_colorbar)
 		so->no_colorbar = o->no_colorbar;
 	so->aspect_equal = o->aspect == 1;
+	so->scale_each = o->scale == 1;
 	if ((o->xlabel && strlen(o->xlabel) > PNG_TITLE_MAX) ||
 	    (o->ylabel && strlen(o->ylabel) > PNG_TITLE_MAX))
 		return pe_fail(err, PE_ERR_USAGE, "--%s must be at most %d bytes",
@@ -355,7 +361,8 @@ static const char *chart_misfit(const struct pe_outopts *o)
 {
 	return o->cmap ? "cmap" : GIVEN(o, vmin) ? "vmin" : GIVEN(o, vmax) ? "vmax"
 	     : o->colorbar ? "colorbar" : o->no_colorbar ? "no-colorbar"
-	     : GIVEN(o, aspect) ? "aspect" : o->no_axes ? "no-axes" : o->rows ? "rows"
+	     : GIVEN(o, aspect) ? "aspect" : GIVEN(o, scale) ? "scale"
+	     : o->no_axes ? "no-axes" : o->rows ? "rows"
 	     : o->header ? "header" : NULL;
 }
 

@@ -28,7 +28,7 @@ struct pe_outopts {
 	const char *path, *format, *rows, *cmap, *title, *xlabel, *ylabel;
 	uint64_t threads, size;
 	double vmin, vmax;
-	int force, header, help, colorbar, no_colorbar, no_axes, aspect;
+	int force, header, help, colorbar, no_colorbar, no_axes, aspect, scale;
 	const char *col_prefix;		/* csv header column prefix (the command's) */
 };
 

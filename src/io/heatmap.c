@@ -193,7 +193,9 @@ static int begin_ids(struct pe_heatmap *p)
 	return 0;
 }
 
-static void track(struct pe_heatmap *p, double v)
+/* v into its panel's extremes e (the data's are theirs, at the end of
+ * each block: pe_heatmap_rows()). */
+static void track(struct pe_heatmap *p, struct pe_extremes *e, double v)
 {
 	if (!isfinite(v)) {
 		if (isnan(v))
@@ -204,13 +206,32 @@ static void track(struct pe_heatmap *p, double v)
 			p->has_pinf = 1;
 		return;
 	}
-	if (!p->finite) {
-		p->min = p->max = v;
+	if (!e->finite) {
+		e->min = e->max = v;
+		e->finite = 1;
+	} else if (v < e->min) {
+		e->min = v;
+	} else if (v > e->max) {
+		e->max = v;
+	}
+}
+
+/* The data's extremes: those of the panels. */
+static void extremes(struct pe_heatmap *p)
+{
+	uint64_t k;
+
+	p->finite = 0;
+	for (k = 0; k < p->panels; k++) {
+		const struct pe_extremes *e = &p->ext[k];
+
+		if (!e->finite)
+			continue;
+		if (!p->finite || e->min < p->min)
+			p->min = e->min;
+		if (!p->finite || e->max > p->max)
+			p->max = e->max;
 		p->finite = 1;
-	} else if (v < p->min) {
-		p->min = v;
-	} else if (v > p->max) {
-		p->max = v;
 	}
 }
 
@@ -294,7 +315,7 @@ static int32_t block_mode(const int32_t *samp, uint32_t nr, uint32_t nc, struct 
 	return id;
 }
 
-static void track_i32(struct pe_heatmap *p, const int32_t *v, size_t n)
+static void track_i32(struct pe_heatmap *p, struct pe_extremes *e, const int32_t *v, size_t n)
 {
 	int32_t lo = v[0], hi = v[0];
 	size_t i;
@@ -303,8 +324,8 @@ static void track_i32(struct pe_heatmap *p, const int32_t *v, size_t n)
 		lo = v[i] < lo ? v[i] : lo;
 		hi = v[i] > hi ? v[i] : hi;
 	}
-	track(p, lo);
-	track(p, hi);
+	track(p, e, lo);
+	track(p, e, hi);
 }
 
 /*
@@ -324,7 +345,7 @@ static void rows_i32(struct pe_heatmap *p, const int32_t *data, size_t nrows)
 		r = p->seen + k;
 		if (p->vector) {
 			/* value r is column r of one row: a block is a run of values */
-			track(p, data[k]);
+			track(p, &p->ext[0], data[k]);
 			j = p->gw == p->cols ? (uint32_t)r : block_of(r, p->cols, p->gw);
 			bw = p->cb[j + 1] - p->cb[j];
 			if (r == p->cb[j])
@@ -337,7 +358,7 @@ static void rows_i32(struct pe_heatmap *p, const int32_t *data, size_t nrows)
 			continue;
 		}
 		row = data + k * cols;
-		track_i32(p, row, cols);
+		track_i32(p, &p->ext[r / p->rows], row, cols);
 		rr = r % p->rows;
 		i = p->gh == p->rows ? (uint32_t)rr : block_of(rr, p->rows, p->gh);
 		bh = p->rb[i + 1] - p->rb[i];
@@ -370,15 +391,19 @@ void pe_heatmap_rows(struct pe_heatmap *p, const void *data, size_t nrows)
 	double *line, v, acc;
 	float *one;
 
+	struct pe_extremes *e;
+
 	if (p->dtype == PE_I32) {
 		rows_i32(p, data, nrows);
+		extremes(p);
 		return;
 	}
 	for (k = 0; k < nrows; k++) {
 		r = p->seen + k;
+		e = &p->ext[p->vector ? 0 : r / p->rows];
 		if (p->vector) {
 			v = value_at(p, data, k);
-			track(p, v);
+			track(p, e, v);
 			if (p->one)
 				p->one[r] = (float)v;
 			else
@@ -389,7 +414,7 @@ void pe_heatmap_rows(struct pe_heatmap *p, const void *data, size_t nrows)
 			one = p->one + (size_t)r * cols;
 			for (c = 0; c < cols; c++) {
 				v = value_at(p, data, k * cols + c);
-				track(p, v);
+				track(p, e, v);
 				one[c] = (float)v;
 			}
 			continue;
@@ -401,7 +426,7 @@ void pe_heatmap_rows(struct pe_heatmap *p, const void *data, size_t nrows)
 		if (p->gw == p->cols) {
 			for (c = 0; c < cols; c++) {
 				v = value_at(p, data, k * cols + c);
-				track(p, v);
+				track(p, e, v);
 				line[c] += v;
 			}
 			continue;
@@ -410,13 +435,14 @@ void pe_heatmap_rows(struct pe_heatmap *p, const void *data, size_t nrows)
 			acc = 0;
 			for (c = (size_t)p->cb[j]; c < (size_t)p->cb[j + 1]; c++) {
 				v = value_at(p, data, k * cols + c);
-				track(p, v);
+				track(p, e, v);
 				acc += v;
 			}
 			line[j] += acc;
 		}
 	}
 	p->seen += nrows;
+	extremes(p);
 }
 
 
@@ -437,6 +463,9 @@ int pe_heatmap_shape(struct pe_heatmap *p, const struct pe_tensor *t, struct pe_
 			       "png draws at most %d heads as panels, this result has %llu "
 			       "(draw one with {head}, or write npy)",
 			       PANELS_MAX, (unsigned long long)p->panels);
+	p->ext = calloc((size_t)p->panels, sizeof *p->ext);
+	if (!p->ext)
+		return pe_fail(err, PE_ERR_NOMEM, "out of memory");
 	return 0;
 }
 
@@ -520,6 +549,7 @@ int32_t pe_heatmap_id(const struct pe_heatmap *p, uint64_t k, uint32_t i, uint32
 
 void pe_heatmap_free(struct pe_heatmap *p)
 {
+	free(p->ext);
 	free(p->rb);
 	free(p->cb);
 	free(p->sum);

@@ -43,6 +43,12 @@ struct pe_heatmap_geom {
 
 struct pe_mode_tab;
 
+/* The finite extremes of some values. */
+struct pe_extremes {
+	double min, max;
+	int finite;
+};
+
 struct pe_heatmap {
 	enum pe_dtype dtype;
 	int vector;		/* 1-D: rows arrive one value each, drawn as one row */
@@ -62,6 +68,7 @@ struct pe_heatmap {
 	int32_t *ids;		/* integer results: panels * gh * gw, each the mode of its block */
 	double min, max;	/* finite data extremes */
 	int finite;		/* a finite value was seen */
+	struct pe_extremes *ext;	/* each panel's */
 	int has_nan, has_ninf, has_pinf;	/* NaN, -inf, +inf were seen */
 	/* private: the current band of id samples */
 	int32_t *samp;

@@ -62,6 +62,8 @@ struct pe_sink_opts {
 	 * labels, titles or colour bar; size is the image's longer side). */
 	int aspect_equal;
 	int no_axes;
+	/* panels (heads): each its own colour scale and bar, rather than one */
+	int scale_each;
 };
 
 /* Format by name ("csv", "npy", ...); -1 if unknown. */

@@ -126,6 +126,7 @@ struct fig_sink {
 	const struct pe_meta *meta;
 	struct pe_heatmap hm;
 	struct pe_colorscale cs;
+	struct pe_colorscale *pcs;	/* scale_each: one per panel */
 	struct pe_fig_panel *panels;
 	struct pe_fig fig;
 	struct pe_fig_layout L;
@@ -179,7 +180,7 @@ static char *heatmap_json(const struct fig_sink *p)
 	char x[PE_FMT_BUF], y[PE_FMT_BUF], *s;
 	/* ample: the numbers are at most 24 characters, a panel's four at
 	 * most 11 each */
-	size_t n = 720 + (size_t)h->panels * 64, k;
+	size_t n = 720 + (size_t)h->panels * 128, k;
 	uint64_t i;
 
 	s = malloc(n);
@@ -217,6 +218,15 @@ static char *heatmap_json(const struct fig_sink *p)
 					      (int)a[i].x, (int)a[i].y, (int)a[i].w, (int)a[i].h);
 		k += (size_t)snprintf(s + k, n - k, "]");
 	}
+	if (p->pcs) {
+		k += (size_t)snprintf(s + k, n - k, ",\"scales\":[");
+		for (i = 0; i < h->panels; i++) {
+			pe_fmt_f64(p->pcs[i].vmin, x);
+			pe_fmt_f64(p->pcs[i].vmax, y);
+			k += (size_t)snprintf(s + k, n - k, "%s[%s,%s]", i ? "," : "", x, y);
+		}
+		k += (size_t)snprintf(s + k, n - k, "]");
+	}
 	if (!h->vector && (p->o.row_origin != 0 || p->o.row_step != 1))
 		k += (size_t)snprintf(s + k, n - k, ",\"row_labels\":[%lld,%llu]",
 				      (long long)p->o.row_origin, (unsigned long long)p->o.row_step);
@@ -233,7 +243,8 @@ static char *heatmap_json(const struct fig_sink *p)
  * data's extremes, or --vmin rounded down and --vmax rounded up (so the
  * range holds every id asked for), within int32.
  */
-static int id_range(struct fig_sink *p, double vmin, double vmax, struct pe_error *err)
+static int id_range(struct fig_sink *p, double vmin, double vmax, struct pe_colorscale *cs,
+		    struct pe_error *err)
 {
 	int64_t lo, hi;
 
@@ -247,7 +258,7 @@ static int id_range(struct fig_sink *p, double vmin, double vmax, struct pe_erro
 	hi = (int64_t)ceil(vmax);
 	if (hi < lo)
 		hi = lo;
-	return pe_colorscale_ids(&p->cs, p->o.cmap, lo, hi, err);
+	return pe_colorscale_ids(cs, p->o.cmap, lo, hi, err);
 }
 
 /* The bare PNG a row at a time: no image in memory, whatever its size. */
@@ -277,6 +288,24 @@ static const unsigned char *bare_row(void *ctx, int y)
 	return row;
 }
 
+/* A colour scale over [vmin, vmax] (ids: whole ids), with the legend for
+ * what no colour stands for when axes are drawn. */
+static int scale(struct fig_sink *p, double vmin, double vmax, struct pe_colorscale *cs,
+		 struct pe_error *err)
+{
+	if (p->hm.ids) {
+		if (id_range(p, vmin, vmax, cs, err) != 0)
+			return -1;
+	} else {
+		pe_colorscale_range(cs, p->o.cmap, vmin, vmax);
+	}
+	cs->inf_colours = !p->o.no_axes && !p->hm.ids;
+	cs->has_nan = p->hm.has_nan;
+	cs->has_ninf = p->hm.has_ninf;
+	cs->has_pinf = p->hm.has_pinf;
+	return 0;
+}
+
 static int build(struct fig_sink *p, struct pe_error *err)
 {
 	const struct pe_heatmap *h = &p->hm;
@@ -297,7 +326,8 @@ static int build(struct fig_sink *p, struct pe_error *err)
 
 		q->hm = h;
 		q->k = k;
-		q->cs = &p->cs;
+		q->cs = p->pcs ? &p->pcs[k] : &p->cs;
+		q->colorbar = p->pcs && !p->o.no_colorbar && !p->o.no_axes;
 		q->row_origin = p->o.row_origin;
 		q->row_step = p->o.row_step;
 		q->col_origin = p->o.col_origin;
@@ -319,7 +349,7 @@ static int build(struct fig_sink *p, struct pe_error *err)
 		p->fig.title = p->title;
 		p->fig.xlabel = p->xlabel;
 		p->fig.ylabel = p->ylabel;
-		p->fig.colorbar = p->o.no_colorbar ? NULL : &p->cs;
+		p->fig.colorbar = p->o.no_colorbar || p->pcs ? NULL : &p->cs;
 	}
 	return 0;
 }
@@ -345,17 +375,29 @@ static int fig_end(struct pe_sink *s, struct pe_error *err)
 					     : "{vmax} must be above the data's minimum %s (or give {vmin})",
 			       v);
 	}
-	if (p->hm.ids) {
-		if (id_range(p, vmin, vmax, err) != 0)
-			return -1;
-	} else {
-		pe_colorscale_range(&p->cs, p->o.cmap, vmin, vmax);
+	if (scale(p, vmin, vmax, &p->cs, err) != 0)
+		return -1;
+	if (p->o.scale_each && p->hm.panels > 1) {
+		uint64_t k;
+
+		if (!(p->pcs = calloc((size_t)p->hm.panels, sizeof *p->pcs)))
+			return pe_fail(err, PE_ERR_NOMEM, "out of memory");
+		for (k = 0; k < p->hm.panels; k++) {
+			const struct pe_extremes *e = &p->hm.ext[k];
+			double lo = p->o.has_vmin ? p->o.vmin : e->finite ? e->min : 0;
+			double hi = p->o.has_vmax ? p->o.vmax : e->finite ? e->max : 1;
+
+			/* a constant head keeps a range, as the data's own does */
+			if (!(lo < hi) && !p->o.has_vmin && !p->o.has_vmax)
+				hi = lo + 1;
+			if (!(lo < hi))
+				return pe_fail(err, PE_ERR_PARAM,
+					       "{%s} leaves head %llu an empty colour range",
+					       p->o.has_vmin ? "vmin" : "vmax", (unsigned long long)k);
+			if (scale(p, lo, hi, &p->pcs[k], err) != 0)
+				return -1;
+		}
 	}
-	/* with axes, a figure has a legend for what no colour stands for */
-	p->cs.inf_colours = !p->o.no_axes && !p->hm.ids;
-	p->cs.has_nan = p->hm.has_nan;
-	p->cs.has_ninf = p->hm.has_ninf;
-	p->cs.has_pinf = p->hm.has_pinf;
 	if (build(p, err) != 0 || pe_fig_plan(&p->fig, &p->L, err) != 0)
 		return -1;
 	if (p->meta) {
@@ -400,6 +442,9 @@ static void fig_destroy(struct pe_sink *s)
 	free(p->panels);
 	pe_heatmap_free(&p->hm);
 	pe_colorscale_free(&p->cs);
+	for (k = 0; p->pcs && k < p->hm.panels; k++)
+		pe_colorscale_free(&p->pcs[k]);
+	free(p->pcs);
 	pe_fig_layout_free(&p->L);
 	free(p->title);
 	free(p->xlabel);

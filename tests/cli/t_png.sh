@@ -142,6 +142,14 @@ check "alibi 12 heads: 0 is the maximum in every head" ok_and \
 run generate alibi --heads 12 -n 64 --head 3 -o "$T/head3.png"
 check "alibi --head 3: one heatmap, no panels" ok_and \
 	[ "$(png "$T/head3.png" hmjson '"panels" in d, d["shape"]')" = "(False, [64, 64])" ]
+# --scale each: every head its own range and colour bar
+run generate alibi --heads 8 -n 32 --scale each -o "$T/each.png"
+check "--scale each: a range per head, -m * 31 .. 0" ok_and \
+	png "$T/each.png" hmtest 'd["scales"] == [[-31 * 2 ** -(k + 1), 0] for k in range(8)]'
+check "--scale each: each head's minimum is the first colour" ok_and \
+	[ "$(png "$T/each.png" pcell 7 31 0 32 32)" = "68 1 84" ]
+check "--scale each: head 0's too" ok_and [ "$(png "$T/each.png" pcell 0 31 0 32 32)" = "68 1 84" ]
+usage_error "--scale with csv" generate alibi --heads 8 -n 32 --scale each
 fails 2 "png of 1025 heads" "png draws at most 1024 heads as panels, this result has 1025 " \
 	generate alibi --heads 1025 -n 2 -o "$T/eo/x.png"
 
