@@ -100,6 +100,8 @@ struct job {
 	const struct pe_similarity *sim;	/* for write_stats_text */
 	struct pe_stats st;
 	const struct pe_meta *result_meta;
+	const char *source;	/* the kind, or the file's name: for titles */
+	char title[192];
 };
 
 #define GIVEN(j, f) pe_args_given(&(j)->args, &(j)->o.f)
@@ -285,6 +287,9 @@ static int write_matrix(struct job *j, struct pe_similarity *s, struct pe_meta *
 	e.so.row_origin = e.so.col_origin = j->origin + (int64_t)j->range_a;
 	e.so.row_step = e.so.col_step = j->o.stride;
 	e.so.xlabel = e.so.ylabel = "position";
+	snprintf(j->title, sizeof j->title, "%s similarity of %s, %llu positions",
+		 pe_metric_name(j->sp.metric), j->source, (unsigned long long)s->n);
+	e.so.title = j->title;
 	e.pump.threads = j->threads;
 	e.known = known_nonfinite;	/* json: zero rows' nan refused up front */
 	e.known_ctx = s;
@@ -315,7 +320,7 @@ static int write_profile_chart(struct job *j, const struct pe_meta *meta, struct
 	double *x = malloc((size_t)st->n * 3 * sizeof *x), *lo, *hi;
 	struct pe_series s = { "mean", x, st->mean, (size_t)st->n, NULL, NULL, NULL, 0 };
 	struct pe_chart c;
-	char title[96], ylabel[64];
+	char title[192], ylabel[64];
 	uint64_t k;
 	int rc;
 
@@ -337,8 +342,8 @@ static int write_profile_chart(struct job *j, const struct pe_meta *meta, struct
 	c.xlabel = "offset (positions)";
 	snprintf(ylabel, sizeof ylabel, "%s similarity", pe_metric_name(j->sp.metric));
 	c.ylabel = ylabel;
-	snprintf(title, sizeof title, "%s similarity by offset, %llu positions",
-		 pe_metric_name(j->sp.metric), (unsigned long long)st->n);
+	snprintf(title, sizeof title, "%s similarity of %s by offset, %llu positions",
+		 pe_metric_name(j->sp.metric), j->source, (unsigned long long)st->n);
 	rc = pe_emit_chart(&j->out, &c, title, meta, err);
 	free(x);
 	return rc;
@@ -404,6 +409,8 @@ static int similarity(const struct pe_command *cmd, int argc, char **argv)
 	    (kind ? generate(&j, kind, &err) : read_file(&j, &err)) != 0)
 		goto fail;
 	meta = kind ? &j.gen.meta : &j.meta;
+	j.source = kind ? kind->name : strrchr(j.o.input, '/') ? strrchr(j.o.input, '/') + 1
+				     : strcmp(j.o.input, "-") == 0 ? "stdin" : j.o.input;
 	j.sp.threads = j.threads;
 	if (select_rows(&j, &w, &err) != 0)
 		goto fail;

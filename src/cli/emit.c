@@ -178,6 +178,27 @@ int pe_threads_resolve(const struct pe_outopts *o, int *threads, struct pe_error
 	return 0;
 }
 
+/* "alibi bias, 12 \u00d7 64 \u00d7 64" (rows A..B-1 of it with --rows):
+ * the tensor's name, its shape. */
+static void default_title(const struct pe_tensor *t, const struct pe_rowsel *sel, char *buf,
+			  size_t n)
+{
+	size_t k = 0;
+	int i;
+
+	for (i = 0; t->name[i] && k + 1 < n; i++)
+		buf[k++] = t->name[i] == '_' ? ' ' : t->name[i];
+	buf[k] = 0;
+	if (sel->active)
+		k += (size_t)snprintf(buf + k, n - k, ", rows %llu to %llu of",
+				      (unsigned long long)sel->begin,
+				      (unsigned long long)(sel->end - 1));
+	for (i = 0; i < t->ndim && k < n; i++)
+		k += (size_t)snprintf(buf + k, n - k, "%s%llu",
+				      i ? " \xc3\x97 " : sel->active ? " " : k ? ", " : "",
+				      (unsigned long long)t->shape[i]);
+}
+
 int pe_emit_prepare(struct pe_emit *e, const struct pe_outopts *o, const struct pe_tensor *t0,
 		    size_t nt, struct pe_meta *meta, struct pe_error *err)
 {
@@ -209,6 +230,10 @@ int pe_emit_prepare(struct pe_emit *e, const struct pe_outopts *o, const struct 
 		/* the selected rows keep their labels */
 		e->so.row_origin += (int64_t)(e->sel.begin * (e->so.row_step ? e->so.row_step : 1));
 		pe_meta_str(meta, "rows", o->rows);
+	}
+	if (pe_format_is_figure(e->format) && !o->title && !o->no_axes && !e->so.title) {
+		default_title(t0, &e->sel, e->title, sizeof e->title);
+		e->so.title = e->title;
 	}
 	if (!e->pump.threads && pe_threads_resolve(o, &e->pump.threads, err) != 0)
 		return -1;

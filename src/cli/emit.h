@@ -56,6 +56,7 @@ int pe_outopts_bind(struct pe_outopts *o, struct pe_args *a, struct pe_error *er
 struct pe_emit {
 	enum pe_format format;
 	struct pe_sink_opts so;		/* the command's defaults, then the options */
+	char title[192];		/* a figure's default title, when the command set none */
 	struct pe_rowsel sel;
 	struct pe_pump_opts pump;
 	int (*known)(const void *ctx, uint64_t r0, uint64_t r1, uint64_t *row, uint64_t *col,
@@ -69,7 +70,9 @@ struct pe_emit {
  * t0: the format, the png options over the command's defaults already in
  * e->so (e is otherwise zeroed by the caller), --rows (checked against
  * t0's rows, added to meta; png row labels follow it), --threads (unless
- * the caller has set e->pump.threads).
+ * the caller has set e->pump.threads).  A figure without --title gets the
+ * command's e->so.title, else one that says what was drawn: t0's name and
+ * shape ("alibi bias, 12 x 64 x 64"); --title '' leaves it out.
  * Returns 0 or -1.
  */
 int pe_emit_prepare(struct pe_emit *e, const struct pe_outopts *o, const struct pe_tensor *t0,

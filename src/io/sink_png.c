@@ -317,6 +317,8 @@ static int build(struct fig_sink *p, struct pe_error *err)
 	if (!p->panels)
 		return pe_fail(err, PE_ERR_NOMEM, "out of memory");
 	/* text is UTF-8: options in another encoding are made valid first */
+	if (p->o.title && !*p->o.title)
+		p->o.title = NULL;	/* --title '': none */
 	if ((p->o.title && !(p->title = pe_utf8_clean(p->o.title))) ||
 	    (p->o.xlabel && !(p->xlabel = pe_utf8_clean(p->o.xlabel))) ||
 	    (p->o.ylabel && !h->vector && !(p->ylabel = pe_utf8_clean(p->o.ylabel))))

@@ -49,7 +49,7 @@ check ".PDF is pdf" ok_and [ "$(head -c 5 "$T/UP.PDF")" = "%PDF-" ]
 
 # --- line charts of curve results ---
 run similarity sinusoidal -n 128 -d 64 --profile -o "$T/prof.png"
-check "--profile -o .png: a chart" ok_and [ "$(png "$T/prof.png" text Title)" = "cosine similarity by offset, 128 positions" ]
+check "--profile -o .png: a chart" ok_and [ "$(png "$T/prof.png" text Title)" = "cosine similarity of sinusoidal by offset, 128 positions" ]
 check "--profile chart: ink in the plot area" ok_and [ "$(png "$T/prof.png" ink 100 60 500 300)" -gt 500 ]
 run similarity sinusoidal -n 128 -d 64 --profile -o "$T/prof.svg" --title "my profile" --size 400
 check "--profile -o .svg: titled as asked" ok_and grep -q '<title>my profile</title>' "$T/prof.svg"

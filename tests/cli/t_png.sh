@@ -23,9 +23,9 @@ check "png to a pipe: exit 0" [ $? -eq 0 ]
 check "png to stdout: same pixels as -o" png "$T/s.png" same "$T/stdout.png"
 
 # --size, --no-colorbar, --cmap, --vmin/--vmax, --title
-run generate sinusoidal -n 256 -d 128 -o "$T/big.png" --size 64 --no-colorbar
+run generate sinusoidal -n 256 -d 128 -o "$T/big.png" --size 64 --no-colorbar --title ""
 check "--size 64: 32 wide, 64 tall" [ "$(png "$T/big.png" hm | cut -d' ' -f3-)" = "32 64" ]
-run generate sinusoidal -n 256 -d 128 -o "$T/bigc.png" --size 64
+run generate sinusoidal -n 256 -d 128 -o "$T/bigc.png" --size 64 --title ""
 check "colour bar widens the image" [ "$(png "$T/bigc.png" size | cut -d' ' -f1)" -gt \
 	"$(png "$T/big.png" size | cut -d' ' -f1)" ]
 run generate sinusoidal -n 3 -d 3 -o "$T/m.png" --cmap magma
