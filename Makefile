@@ -21,7 +21,7 @@ endif
 # OpenBLAS: only its header at build time; similarity loads the library
 # (libopenblas.so.0; another with -DPE_OPENBLAS_SONAME='"..."' in CPPFLAGS)
 # when it needs it, so the other commands do not pay for its start-up.
-PKGS = libcjson libpng cairo
+PKGS = libcjson libpng cairo fontconfig
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) openblas 2>/dev/null)
 PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 CMOCKA_CFLAGS := $(shell $(PKG_CONFIG) --cflags cmocka 2>/dev/null)

@@ -9,6 +9,7 @@
 #include <cairo-pdf.h>
 #include <cairo-svg.h>
 #include <cairo.h>
+#include <fontconfig/fontconfig.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -141,18 +142,30 @@ static void set_font(cairo_t *cr, double px)
 	cairo_set_font_size(cr, px);
 }
 
+static cairo_t *measure_cr;
+
+/* At exit: the measuring context, then cairo's and fontconfig's caches,
+ * so a leak checker sees only posenc's own allocations. */
+static void release_fonts(void)
+{
+	cairo_destroy(measure_cr);
+	measure_cr = NULL;
+	cairo_debug_reset_static_data();
+	FcFini();
+}
+
 /* A context to measure text with, made once. */
 static cairo_t *measurer(void)
 {
-	static cairo_t *cr;
 	cairo_surface_t *s;
 
-	if (!cr) {
+	if (!measure_cr) {
 		s = cairo_image_surface_create(CAIRO_FORMAT_A8, 1, 1);
-		cr = cairo_create(s);
+		measure_cr = cairo_create(s);
 		cairo_surface_destroy(s);
+		atexit(release_fonts);
 	}
-	return cr;
+	return measure_cr;
 }
 
 double pe_fig_text_width(const char *s, double px)
