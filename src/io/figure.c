@@ -577,16 +577,26 @@ void pe_fig_layout_free(struct pe_fig_layout *L)
 	L->area = L->cbar = NULL;
 }
 
-static int plan_bare(const struct pe_fig *f, struct pe_fig_layout *L)
+/* The largest area of the panels: every panel's box holds it. */
+static void largest_area(const struct pe_fig *f, double *aw, double *ah)
 {
-	double aw = 0, ah = 0, w, h;
+	double w, h;
 	size_t k;
 
+	*aw = *ah = 0;
 	for (k = 0; k < f->n; k++) {
 		area_size(f, &f->panels[k], &w, &h);
-		aw = imax_d(aw, w);
-		ah = imax_d(ah, h);
+		*aw = imax_d(*aw, w);
+		*ah = imax_d(*ah, h);
 	}
+}
+
+static int plan_bare(const struct pe_fig *f, struct pe_fig_layout *L)
+{
+	double aw, ah, w, h;
+	size_t k;
+
+	largest_area(f, &aw, &ah);
 	for (k = 0; k < f->n; k++) {
 		area_size(f, &f->panels[k], &w, &h);
 		L->area[k].x = (double)(k % f->nc) * (aw + PE_HEATMAP_BARE_GAP);
@@ -610,7 +620,7 @@ static int plan_bare(const struct pe_fig *f, struct pe_fig_layout *L)
 int pe_fig_plan(const struct pe_fig *f, struct pe_fig_layout *L, struct pe_error *err)
 {
 	struct margins m, mm = { 0, 0, 0, 0 };
-	double aw = 0, ah = 0, w, h, x0, y0, pitch_x, pitch_y, th = text_h(FS), right, bottom;
+	double aw, ah, w, h, x0, y0, pitch_x, pitch_y, th = text_h(FS), right, bottom;
 	double gx0, gx1, gy0, gy1, tw;
 	size_t k;
 
@@ -626,11 +636,7 @@ int pe_fig_plan(const struct pe_fig *f, struct pe_fig_layout *L, struct pe_error
 			       cairo_status_to_string(cairo_status(measurer())));
 	if (f->no_axes)
 		return plan_bare(f, L);
-	for (k = 0; k < f->n; k++) {
-		area_size(f, &f->panels[k], &w, &h);
-		aw = imax_d(aw, w);
-		ah = imax_d(ah, h);
-	}
+	largest_area(f, &aw, &ah);
 	for (k = 0; k < f->n; k++) {
 		area_size(f, &f->panels[k], &w, &h);
 		panel_margins(&f->panels[k], w, h, &m);
