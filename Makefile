@@ -34,7 +34,7 @@ endif
 # nothing for any when one is missing, and the build then failed at
 # #include <cJSON.h> with no word of the package that was missing.
 pc = $(shell $(PKG_CONFIG) $(1) $(2) 2>/dev/null)
-PKGS = libcjson libpng
+PKGS = libcjson libpng cairo fontconfig
 PKG_CFLAGS := $(foreach p,$(PKGS) openblas,$(call pc,--cflags,$(p)))
 PKG_LIBS := $(foreach p,$(PKGS),$(call pc,--libs,$(p)))
 CMOCKA_CFLAGS := $(call pc,--cflags,cmocka)

@@ -4,8 +4,10 @@
 # Otherwise: prints the exact apt-get line to run and exits 1 if anything is
 # missing.  SETs (default: build test, what `make` and `make check` need):
 #   build: gcc make pkg-config libcjson-dev libpng-dev zlib1g-dev libopenblas-dev
+#          libcairo2-dev fonts-dejavu-core (figures: cairo, DejaVu Sans)
 #   test:  libcmocka-dev, libmpfr-dev (the correctly rounded reference),
 #          libsleef-dev (SLEEF's vector functions: the float32 emulation's proof),
+#          librsvg2-bin, poppler-utils (SVG and PDF figures rasterised by tests),
 #          python3-numpy (cross-checks), bsdutils (script(1)), parallel (GNU
 #          parallel: the scaling-out recipe of the README, run by a test),
 #          zsh (the test checks the zsh completion script parses),
@@ -17,8 +19,8 @@
 #          time for peak memory)
 #   all:   every set
 set -u
-build="gcc make pkg-config libcjson-dev libpng-dev zlib1g-dev libopenblas-dev"
-test="libcmocka-dev libmpfr-dev libsleef-dev python3-numpy bsdutils parallel zsh qemu-user"
+build="gcc make pkg-config libcjson-dev libpng-dev zlib1g-dev libopenblas-dev libcairo2-dev fonts-dejavu-core"
+test="libcmocka-dev libmpfr-dev libsleef-dev python3-numpy bsdutils parallel zsh qemu-user librsvg2-bin poppler-utils"
 ref="python3-venv"
 fuzz="clang libclang-rt-14-dev"
 bench="python3-matplotlib python3-pandas time"

@@ -17,6 +17,8 @@
 #include "cli/tablein.h"
 #include "core/bucket.h"
 #include "core/parse.h"
+#include "core/pipeline.h"
+#include "io/figure.h"
 
 #define DEFAULT_POSITIONS 512
 
@@ -221,6 +223,64 @@ static void labels(const struct job *j, const struct pe_tensor *t, struct pe_emi
 	e->so.xlabel = "key";
 }
 
+/*
+ * --distances to an image: a step plot of the bucket (or each head's bias)
+ * against the distance, one step per integer distance.
+ */
+static int distances_chart(struct job *j, const struct pe_tensor *t, struct pe_error *err)
+{
+	uint64_t n = t->rows, cols = t->cols, i, c, ns = t->dtype == PE_I32 ? 1 : cols;
+	size_t cells = (size_t)(n * cols);
+	struct pe_pump_opts po = { 1, NULL, NULL };
+	void *raw = malloc(cells * 4);
+	double *x = malloc((size_t)(n * (ns + 1)) * sizeof *x);
+	struct pe_series *s = calloc((size_t)ns, sizeof *s);
+	char (*names)[32] = calloc((size_t)ns, sizeof *names);
+	struct pe_chart ch;
+	char title[160];
+	int rc = -1;
+
+	if (!raw || !x || !s || !names) {
+		pe_fail(err, PE_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	if (pe_tensor_materialize(t, raw, &po, err) != 0)
+		goto out;
+	for (i = 0; i < n; i++) {
+		x[i] = (double)(j->a + (int64_t)i);
+		for (c = 0; c < ns; c++)
+			x[n * (c + 1) + i] = t->dtype == PE_I32
+						     ? (double)((const int32_t *)raw)[i * cols + 1]
+						     : (double)((const float *)raw)[i * cols + c];
+	}
+	for (c = 0; c < ns; c++) {
+		s[c].x = x;
+		s[c].y = x + n * (c + 1);
+		s[c].n = (size_t)n;
+		s[c].step = 1;
+		if (ns > 1) {
+			snprintf(names[c], sizeof names[c], "head %llu",
+				 (unsigned long long)(j->head >= 0 ? (uint64_t)j->head : c));
+			s[c].name = names[c];
+		}
+	}
+	memset(&ch, 0, sizeof ch);
+	ch.series = s;
+	ch.nseries = (size_t)ns;
+	ch.xlabel = j->p.scheme == PE_BUCKET_T5 ? "distance (key - query)" : "distance (query - key)";
+	ch.ylabel = t->dtype == PE_I32 ? "bucket" : "bias";
+	snprintf(title, sizeof title, "%s %s by relative distance, %lld to %lld",
+		 pe_bucket_scheme_names[j->p.scheme], t->dtype == PE_I32 ? "buckets" : "bias",
+		 (long long)j->a, (long long)(j->b - 1));
+	rc = pe_emit_chart(&j->out, &ch, title, &j->meta, err);
+out:
+	free(raw);
+	free(x);
+	free(s);
+	free(names);
+	return rc;
+}
+
 static int bucket(const struct pe_command *cmd, int argc, char **argv)
 {
 	struct pe_error err = { PE_OK, "" };
@@ -247,6 +307,12 @@ static int bucket(const struct pe_command *cmd, int argc, char **argv)
 	record(&j);
 	if (build(&j, &bk, &t, &err) != 0)
 		goto fail;
+	if (j.distances && pe_emit_is_figure(&j.out)) {
+		if (distances_chart(&j, &t, &err) != 0)
+			goto fail;
+		rc = PE_EXIT_OK;
+		goto done;
+	}
 	memset(&e, 0, sizeof e);
 	e.scan = 1;	/* json: a bias table's nan is refused before the first byte */
 	labels(&j, &t, &e);

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/commands.h"
 #include "cli/emit.h"
@@ -48,6 +49,15 @@ static int choose_kind(const struct pe_args *a, const struct pe_gen_kind **kind,
 	return 0;
 }
 
+/* Values from which a run shows progress on a terminal: 2^25 (128 MiB of
+ * float32, a few tenths of a second and more). */
+#define PROGRESS_MIN_VALUES ((uint64_t)1 << 25)
+
+static void progress(void *arg, uint64_t done, uint64_t total)
+{
+	pe_msg_progress("generate", done, total, arg);
+}
+
 static int generate(const struct pe_command *cmd, int argc, char **argv)
 {
 	struct pe_error err = { PE_OK, "" };
@@ -58,7 +68,9 @@ static int generate(const struct pe_command *cmd, int argc, char **argv)
 	struct pe_emit e;
 	const struct pe_gen_kind *kind;
 	const char *w;
-	int rc;
+	uint64_t elems;
+	size_t i;
+	int rc, last = -1;
 
 	memset(&g, 0, sizeof g);
 	pe_meta_init(&g.meta);
@@ -80,8 +92,16 @@ static int generate(const struct pe_command *cmd, int argc, char **argv)
 	e.so.row_origin = g.row_origin;
 	e.so.xlabel = g.xlabel;
 	e.so.ylabel = g.ylabel;
-	if (pe_emit_prepare(&e, &out, &g.tensor[0], g.nt, &g.meta, &err) != 0 ||
-	    pe_emit_run(&e, &out, g.tensor, g.nt, &g.meta, &err) != 0)
+	if (pe_emit_prepare(&e, &out, &g.tensor[0], g.nt, &g.meta, &err) != 0)
+		goto fail;
+	/* a long run shows how far it is on a terminal, as similarity does */
+	for (i = 0, elems = 0; i < g.nt; i++)
+		elems += pe_tensor_elems(&g.tensor[i]);
+	if (elems >= PROGRESS_MIN_VALUES && isatty(STDERR_FILENO)) {
+		e.pump.progress = progress;
+		e.pump.progress_arg = &last;
+	}
+	if (pe_emit_run(&e, &out, g.tensor, g.nt, &g.meta, &err) != 0)
 		goto fail;
 	rc = PE_EXIT_OK;
 	goto done;

@@ -23,6 +23,7 @@
 #include "core/similarity.h"
 #include "core/stats.h"
 #include "io/colormap.h"
+#include "io/figure.h"
 #include "io/stats_out.h"
 
 #define PROGRESS_MIN_ROWS 8192
@@ -90,7 +91,7 @@ struct job {
 	struct pe_outopts out;
 	struct pe_similarity_params sp;
 	struct pe_stats_params stp;
-	int wang_chen, threads;
+	int wang_chen, threads, profile_chart;
 	uint64_t range_a, range_b;
 	int64_t origin;		/* position of the table's row 0 */
 	struct pe_gen gen;
@@ -99,6 +100,8 @@ struct job {
 	const struct pe_similarity *sim;	/* for write_stats_text */
 	struct pe_stats st;
 	const struct pe_meta *result_meta;
+	const char *source;	/* the kind, or the file's name: for titles */
+	char title[192];
 };
 
 #define GIVEN(j, f) pe_args_given(&(j)->args, &(j)->o.f)
@@ -120,7 +123,9 @@ static int parse_similarity(struct job *j, struct pe_error *err)
 	if ((o->stats || o->profile) && j->out.rows)
 		return pe_fail(err, PE_ERR_USAGE, "--rows does not apply to --%s: it describes the whole matrix",
 			       what);
-	if ((o->stats || o->profile) &&
+	/* --profile to an image is a line chart */
+	j->profile_chart = o->profile && pe_emit_is_figure(&j->out);
+	if ((o->stats || o->profile) && !j->profile_chart &&
 	    pe_emit_text_check(&j->out, o->stats ? PE_FMT_JSON : PE_FMT_CSV, what, err) != 0)
 		return -1;
 	j->stp.window = GIVEN(j, window) ? o->window : PE_STATS_WINDOW_DEFAULT;
@@ -282,6 +287,9 @@ static int write_matrix(struct job *j, struct pe_similarity *s, struct pe_meta *
 	e.so.row_origin = e.so.col_origin = j->origin + (int64_t)j->range_a;
 	e.so.row_step = e.so.col_step = j->o.stride;
 	e.so.xlabel = e.so.ylabel = "position";
+	snprintf(j->title, sizeof j->title, "%s similarity of %s, %llu positions",
+		 pe_metric_name(j->sp.metric), j->source, (unsigned long long)s->n);
+	e.so.title = j->title;
 	e.pump.threads = j->threads;
 	e.known = known_nonfinite;	/* json: zero rows' nan refused up front */
 	e.known_ctx = s;
@@ -304,6 +312,43 @@ static int stats_text(FILE *fp, void *ctx, struct pe_error *err)
 			  : pe_stats_write_profile(fp, &j->st, j->o.stride, err);
 }
 
+/* The profile as a line chart: the mean of each diagonal against its
+ * offset, mean +- std shaded. */
+static int write_profile_chart(struct job *j, const struct pe_meta *meta, struct pe_error *err)
+{
+	const struct pe_stats *st = &j->st;
+	double *x = malloc((size_t)st->n * 3 * sizeof *x), *lo, *hi;
+	struct pe_series s = { "mean", x, st->mean, (size_t)st->n, NULL, NULL, NULL, 0 };
+	struct pe_chart c;
+	char title[192], ylabel[64];
+	uint64_t k;
+	int rc;
+
+	if (!x)
+		return pe_fail(err, PE_ERR_NOMEM, "out of memory");
+	lo = x + st->n;
+	hi = lo + st->n;
+	for (k = 0; k < st->n; k++) {
+		x[k] = (double)(k * j->o.stride);
+		lo[k] = st->mean[k] - st->std[k];
+		hi[k] = st->mean[k] + st->std[k];
+	}
+	s.lo = lo;
+	s.hi = hi;
+	s.band_name = "\xc2\xb1 std";
+	memset(&c, 0, sizeof c);
+	c.series = &s;
+	c.nseries = 1;
+	c.xlabel = "offset (positions)";
+	snprintf(ylabel, sizeof ylabel, "%s similarity", pe_metric_name(j->sp.metric));
+	c.ylabel = ylabel;
+	snprintf(title, sizeof title, "%s similarity of %s by offset, %llu positions",
+		 pe_metric_name(j->sp.metric), j->source, (unsigned long long)st->n);
+	rc = pe_emit_chart(&j->out, &c, title, meta, err);
+	free(x);
+	return rc;
+}
+
 static int write_stats(struct job *j, struct pe_similarity *s, struct pe_meta *meta,
 		       struct pe_error *err)
 {
@@ -323,8 +368,11 @@ static int write_stats(struct job *j, struct pe_similarity *s, struct pe_meta *m
 	if (pe_pump(&t, 1, NULL, meta, sink, &po, err) != 0 ||
 	    pe_stats_result(sink, &j->st, err) != 0)
 		goto out;
-	rc = pe_emit_text(&j->out, j->o.stats ? PE_FMT_JSON : PE_FMT_CSV,
-			  j->o.stats ? "stats" : "profile", stats_text, j, err);
+	if (j->profile_chart)
+		rc = write_profile_chart(j, meta, err);
+	else
+		rc = pe_emit_text(&j->out, j->o.stats ? PE_FMT_JSON : PE_FMT_CSV,
+				  j->o.stats ? "stats" : "profile", stats_text, j, err);
 out:
 	pe_sink_destroy(sink);
 	return rc;
@@ -361,6 +409,8 @@ static int similarity(const struct pe_command *cmd, int argc, char **argv)
 	    (kind ? generate(&j, kind, &err) : read_file(&j, &err)) != 0)
 		goto fail;
 	meta = kind ? &j.gen.meta : &j.meta;
+	j.source = kind ? kind->name : strrchr(j.o.input, '/') ? strrchr(j.o.input, '/') + 1
+				     : strcmp(j.o.input, "-") == 0 ? "stdin" : j.o.input;
 	j.sp.threads = j.threads;
 	if (select_rows(&j, &w, &err) != 0)
 		goto fail;

@@ -17,7 +17,8 @@
 enum {
 	PE_CMD_KINDS = 1,	/* takes a KIND: the table size and every kind's rows */
 	PE_CMD_OUTPUT = 2,	/* writes a result: the output rows */
-	PE_CMD_SUMMARY_KINDS = 4	/* its summary ends with the kinds, "(sinusoidal, ...)" */
+	PE_CMD_SUMMARY_KINDS = 4,	/* its summary ends with the kinds, "(sinusoidal, ...)" */
+	PE_CMD_FILES = 8		/* its operands are files (completed as file names) */
 };
 
 struct pe_command {

@@ -138,8 +138,9 @@ static void bash_value(struct out *o, const struct pe_optdef *d)
 	if (d->shortopt)
 		fprintf(o->fp, "-%c|", d->shortopt);
 	fprintf(o->fp, "--%s) ", d->name);
-	if (d->type == PE_OPT_FILE)
-		fprintf(o->fp, "COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n");
+	if (d->type == PE_OPT_FILE)	/* directories with a '/' and no space */
+		fprintf(o->fp, "compopt -o filenames 2>/dev/null; "
+			       "COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n");
 	else if (names_of(o->cmd, d->name, &names))
 		fprintf(o->fp, "COMPREPLY=($(compgen -W '%s' -- \"$cur\")); return ;;\n", names.s);
 	else
@@ -155,6 +156,8 @@ static void bash_command(FILE *fp, const struct pe_command *cmd)
 	o.cmd = cmd;
 	each_option(&o, bash_word);
 	fprintf(fp, "\t%s)\n\t\topts='%s'\n", cmd->name, o.words.s);
+	fprintf(fp, "\t\toperands=%s\n", cmd->uses & PE_CMD_KINDS ? "kinds"
+					  : cmd->uses & PE_CMD_FILES ? "files" : "none");
 	fprintf(fp, "\t\tcase $prev in\n");
 	each_option(&o, bash_value);
 	fprintf(fp, "\t\tesac ;;\n");
@@ -174,7 +177,7 @@ static void bash_script(FILE *fp)
 		"# bash completion for posenc(1); written by `posenc --completion bash`\n"
 		"_posenc()\n"
 		"{\n"
-		"\tlocal cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} opts\n"
+		"\tlocal cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} opts operands\n"
 		"\tif [ \"$COMP_CWORD\" -eq 1 ]; then\n"
 		"\t\tCOMPREPLY=($(compgen -W '%s --help --version --completion' -- \"$cur\"))\n"
 		"\t\treturn\n"
@@ -190,7 +193,10 @@ static void bash_script(FILE *fp)
 		"\tesac\n"
 		"\tif [[ $cur == -* ]]; then\n"
 		"\t\tCOMPREPLY=($(compgen -W \"$opts\" -- \"$cur\"))\n"
-		"\telif [ \"$COMP_CWORD\" -eq 2 ]; then\n"
+		"\telif [ \"$operands\" = files ]; then\n"
+		"\t\tcompopt -o filenames 2>/dev/null\n"
+		"\t\tCOMPREPLY=($(compgen -f -- \"$cur\"))\n"
+		"\telif [ \"$operands\" = kinds ] && [ \"$COMP_CWORD\" -eq 2 ]; then\n"
 		"\t\tCOMPREPLY=($(compgen -W '%s' -- \"$cur\"))\n"
 		"\tfi\n"
 		"}\n"
@@ -250,7 +256,10 @@ static void zsh_command(FILE *fp, const struct pe_command *cmd)
 	fprintf(fp, "\t%s)\n\t\t_arguments -s -S \\\n", cmd->name);
 	each_option(&o, zsh_option);
 	kind_words(&kinds);
-	fprintf(fp, "\t\t\t'1:kind:(%s)' ;;\n", kinds.s);
+	if (cmd->uses & PE_CMD_FILES)
+		fprintf(fp, "\t\t\t'*:file:_files' ;;\n");
+	else
+		fprintf(fp, "\t\t\t'1:kind:(%s)' ;;\n", kinds.s);
 }
 
 static void zsh_script(FILE *fp)

@@ -9,23 +9,27 @@
 #include "cli/msg.h"
 #include "core/parse.h"
 #include "io/colormap.h"
+#include "io/figure.h"
+#include "io/metajson.h"
 #include "io/output.h"
 
 #define PNG_SIZE_MAX 16384
 #define PNG_TITLE_MAX 200
 
 #define O(f) offsetof(struct pe_outopts, f)
-#define PNG (1u << PE_FMT_PNG)
+#define PNG ((1u << PE_FMT_PNG) | (1u << PE_FMT_SVG) | (1u << PE_FMT_PDF))	/* figures */
 
 /* --aspect: auto (0) or equal (1) */
 static const char *const aspects[] = { "auto", "equal", NULL };
+/* --scale: shared (0) or each (1) */
+static const char *const scales[] = { "shared", "each", NULL };
 
 const struct pe_optdef pe_output_rows[] = {
 	{ PE_HEADING("Output:") },
 	{ PE_FILE("output", 'o', "PATH", O(path),
 		  "write to PATH (default - : stdout); files appear whole or not at all") },
 	{ PE_TEXT("format", 'f', "FMT", O(format),
-		  "csv|json|raw|npy|safetensors|png (default: from the\nextension of -o, else csv)") },
+		  "csv|json|raw|npy|safetensors|png|svg|pdf (default:\nfrom the extension of -o, else csv)") },
 	{ PE_FLAG("force", 0, O(force), "write binary formats to a terminal anyway") },
 	{ PE_TEXT("rows", 0, "A:B", O(rows), "only rows A..B-1 of the result (A included, B excluded)") },
 	{ PE_U64("threads", 0, "N", O(threads), 1, PE_MAX_THREADS,
@@ -34,7 +38,7 @@ const struct pe_optdef pe_output_rows[] = {
 	{ PE_FLAG("header", 0, O(header), "csv: start with a header line of column names"),
 	  .applies = 1u << PE_FMT_CSV },
 	{ PE_FLAG("help", 'h', O(help), "show this help and exit") },
-	{ PE_HEADING("PNG heatmap (-f png):") },
+	{ PE_HEADING("Figures (-f png, svg or pdf):") },
 	{ PE_TEXT("cmap", 0, "NAME", O(cmap), "viridis (default), magma, inferno, plasma, cividis,\n"
 					     "coolwarm, rdbu, gray; NAME_r reversed"), .applies = PNG },
 	{ PE_REAL("vmin", 0, "V", O(vmin), PE_REAL_ANY,
@@ -50,6 +54,9 @@ const struct pe_optdef pe_output_rows[] = {
 	{ PE_CHOICE("aspect", 0, "A", O(aspect), aspects,
 		    "auto (default: the matrix's shape, but at most 1:4) or\n"
 		    "equal (one square cell per value, however long)"), .applies = PNG },
+	{ PE_CHOICE("scale", 0, "S", O(scale), scales,
+		    "panels (heads, files): shared (default: one colour scale\n"
+		    "and bar) or each (a scale and bar per panel)"), .applies = PNG },
 	{ PE_TEXT("xlabel", 0, "TEXT", O(xlabel),
 		  "title of the column axis (default: the result's, e.g.\n"
 		  "dimension or position)"), .applies = PNG },
@@ -106,6 +113,7 @@ static int png_opts(const struct pe_outopts *o, struct pe_sink_opts *so, struct 
 	if (o->colorbar || o->no_colorbar)
 		so->no_colorbar = o->no_colorbar;
 	so->aspect_equal = o->aspect == 1;
+	so->scale_each = o->scale == 1;
 	if ((o->xlabel && strlen(o->xlabel) > PNG_TITLE_MAX) ||
 	    (o->ylabel && strlen(o->ylabel) > PNG_TITLE_MAX))
 		return pe_fail(err, PE_ERR_USAGE, "--%s must be at most %d bytes",
@@ -170,6 +178,27 @@ int pe_threads_resolve(const struct pe_outopts *o, int *threads, struct pe_error
 	return 0;
 }
 
+/* "alibi bias, 12 \u00d7 64 \u00d7 64" (rows A..B-1 of it with --rows):
+ * the tensor's name, its shape. */
+static void default_title(const struct pe_tensor *t, const struct pe_rowsel *sel, char *buf,
+			  size_t n)
+{
+	size_t k = 0;
+	int i;
+
+	for (i = 0; t->name[i] && k + 1 < n; i++)
+		buf[k++] = t->name[i] == '_' ? ' ' : t->name[i];
+	buf[k] = 0;
+	if (sel->active)
+		k += (size_t)snprintf(buf + k, n - k, ", rows %llu to %llu of",
+				      (unsigned long long)sel->begin,
+				      (unsigned long long)(sel->end - 1));
+	for (i = 0; i < t->ndim && k < n; i++)
+		k += (size_t)snprintf(buf + k, n - k, "%s%llu",
+				      i ? " \xc3\x97 " : sel->active ? " " : k ? ", " : "",
+				      (unsigned long long)t->shape[i]);
+}
+
 int pe_emit_prepare(struct pe_emit *e, const struct pe_outopts *o, const struct pe_tensor *t0,
 		    size_t nt, struct pe_meta *meta, struct pe_error *err)
 {
@@ -184,10 +213,10 @@ int pe_emit_prepare(struct pe_emit *e, const struct pe_outopts *o, const struct 
 			       pe_format_name(e->format), nt);
 	if ((w = pe_args_misplaced(o->args, pe_output_rows, o, 1u << e->format)))
 		return w->applies == PNG
-			       ? pe_fail(err, PE_ERR_USAGE, "--%s applies to png output only (-f png or -o FILE.png)",
+			       ? pe_fail(err, PE_ERR_USAGE, "--%s applies to figures only (-f png, svg or pdf, or -o FILE.png)",
 					 w->name)
 			       : pe_fail(err, PE_ERR_USAGE, "--%s applies to csv output only", w->name);
-	if (e->format == PE_FMT_PNG && png_opts(o, &e->so, err) != 0)
+	if (pe_format_is_figure(e->format) && png_opts(o, &e->so, err) != 0)
 		return -1;
 	memset(&e->sel, 0, sizeof e->sel);
 	if (o->rows) {
@@ -201,6 +230,10 @@ int pe_emit_prepare(struct pe_emit *e, const struct pe_outopts *o, const struct 
 		/* the selected rows keep their labels */
 		e->so.row_origin += (int64_t)(e->sel.begin * (e->so.row_step ? e->so.row_step : 1));
 		pe_meta_str(meta, "rows", o->rows);
+	}
+	if (pe_format_is_figure(e->format) && !o->title && !o->no_axes && !e->so.title) {
+		default_title(t0, &e->sel, e->title, sizeof e->title);
+		e->so.title = e->title;
 	}
 	if (!e->pump.threads && pe_threads_resolve(o, &e->pump.threads, err) != 0)
 		return -1;
@@ -338,4 +371,121 @@ int pe_emit_text(const struct pe_outopts *o, enum pe_format format, const char *
 		return -1;
 	}
 	return pe_output_commit(&out, err);
+}
+
+int pe_emit_is_figure(const struct pe_outopts *o)
+{
+	struct pe_error err;
+	enum pe_format f;
+
+	return resolve_format(o, &f, &err) == 0 && pe_format_is_figure(f);
+}
+
+/* The figure options that mean nothing for a line chart. */
+static const char *chart_misfit(const struct pe_outopts *o)
+{
+	return o->cmap ? "cmap" : GIVEN(o, vmin) ? "vmin" : GIVEN(o, vmax) ? "vmax"
+	     : o->colorbar ? "colorbar" : o->no_colorbar ? "no-colorbar"
+	     : GIVEN(o, aspect) ? "aspect" : GIVEN(o, scale) ? "scale"
+	     : o->no_axes ? "no-axes" : o->rows ? "rows"
+	     : o->header ? "header" : NULL;
+}
+
+int pe_emit_figure_opts(const struct pe_outopts *o, struct pe_sink_opts *so, int chart,
+			struct pe_error *err)
+{
+	const char *w;
+
+	if (!pe_emit_is_figure(o)) {
+		if (resolve_format(o, &(enum pe_format){ PE_FMT_CSV }, err) != 0)
+			return -1;
+		return pe_fail(err, PE_ERR_USAGE, "%s is a figure: give -o FILE.png, .svg or .pdf, or -f png, svg or pdf",
+			       chart ? "a line chart" : "this");
+	}
+	if (chart && (w = chart_misfit(o)))
+		return pe_fail(err, PE_ERR_USAGE, "--%s does not apply to a line chart", w);
+	if (o->rows || o->header)
+		return pe_fail(err, PE_ERR_USAGE, "--%s does not apply to a figure of whole files",
+			       o->rows ? "rows" : "header");
+	return png_opts(o, so, err);
+}
+
+int pe_emit_figure(const struct pe_outopts *o, const struct pe_fig *f, const struct pe_meta *meta,
+		   struct pe_error *err)
+{
+	struct pe_fig_layout L;
+	struct pe_fig_doc doc = { NULL, NULL, NULL };
+	struct pe_output out;
+	enum pe_format fmt;
+	char *mj = NULL, *geo = NULL;
+	int rc = -1;
+
+	memset(&L, 0, sizeof L);
+	if (resolve_format(o, &fmt, err) != 0)
+		return -1;
+	if (!(mj = pe_meta_json(meta))) {
+		pe_fail(err, PE_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	if (pe_fig_plan(f, &L, err) != 0)
+		goto out;
+	geo = pe_fig_geometry(f, &L);
+	doc.title = f->title;
+	doc.meta = mj;
+	doc.geometry = geo;
+	if (pe_output_open(&out, o->path, pe_format_is_binary(fmt), o->force, err) != 0)
+		goto out;
+	if (pe_fig_write(f, &L, fmt == PE_FMT_PNG ? PE_FIG_PNG : fmt == PE_FMT_SVG ? PE_FIG_SVG
+									 : PE_FIG_PDF,
+			 out.fp, &doc, err) != 0) {
+		pe_output_abort(&out);
+		goto out;
+	}
+	rc = pe_output_commit(&out, err);
+out:
+	pe_fig_layout_free(&L);
+	free(mj);
+	free(geo);
+	return rc;
+}
+
+int pe_emit_chart(const struct pe_outopts *o, const struct pe_chart *c, const char *title,
+		  const struct pe_meta *meta, struct pe_error *err)
+{
+	struct pe_sink_opts so;
+	struct pe_chart cc = *c;
+	struct pe_fig_panel panel;
+	struct pe_fig f;
+	char *t = NULL, *xl = NULL, *yl = NULL;
+	int rc = -1;
+
+	memset(&so, 0, sizeof so);
+	if (pe_emit_figure_opts(o, &so, 1, err) != 0)
+		return -1;
+	if (o->title)
+		title = *o->title ? o->title : NULL;	/* --title '': none */
+	memset(&panel, 0, sizeof panel);
+	memset(&f, 0, sizeof f);
+	if ((title && !(t = pe_utf8_clean(title))) ||
+	    ((o->xlabel || cc.xlabel) && !(xl = pe_utf8_clean(o->xlabel ? o->xlabel : cc.xlabel))) ||
+	    ((o->ylabel || cc.ylabel) && !(yl = pe_utf8_clean(o->ylabel ? o->ylabel : cc.ylabel)))) {
+		pe_fail(err, PE_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	panel.chart = &cc;
+	f.panels = &panel;
+	f.n = f.nc = f.nr = 1;
+	f.title = t;
+	f.xlabel = xl;
+	f.ylabel = yl;
+	if (so.size) {
+		f.chart_w = so.size;
+		f.chart_h = so.size * 5 / 8 ? so.size * 5 / 8 : 1;
+	}
+	rc = pe_emit_figure(o, &f, meta, err);
+out:
+	free(t);
+	free(xl);
+	free(yl);
+	return rc;
 }

@@ -28,7 +28,7 @@ struct pe_outopts {
 	const char *path, *format, *rows, *cmap, *title, *xlabel, *ylabel;
 	uint64_t threads, size;
 	double vmin, vmax;
-	int force, header, help, colorbar, no_colorbar, no_axes, aspect;
+	int force, header, help, colorbar, no_colorbar, no_axes, aspect, scale;
 	const char *col_prefix;		/* csv header column prefix (the command's) */
 };
 
@@ -56,6 +56,7 @@ int pe_outopts_bind(struct pe_outopts *o, struct pe_args *a, struct pe_error *er
 struct pe_emit {
 	enum pe_format format;
 	struct pe_sink_opts so;		/* the command's defaults, then the options */
+	char title[192];		/* a figure's default title, when the command set none */
 	struct pe_rowsel sel;
 	struct pe_pump_opts pump;
 	int (*known)(const void *ctx, uint64_t r0, uint64_t r1, uint64_t *row, uint64_t *col,
@@ -69,7 +70,9 @@ struct pe_emit {
  * t0: the format, the png options over the command's defaults already in
  * e->so (e is otherwise zeroed by the caller), --rows (checked against
  * t0's rows, added to meta; png row labels follow it), --threads (unless
- * the caller has set e->pump.threads).
+ * the caller has set e->pump.threads).  A figure without --title gets the
+ * command's e->so.title, else one that says what was drawn: t0's name and
+ * shape ("alibi bias, 12 x 64 x 64"); --title '' leaves it out.
  * Returns 0 or -1.
  */
 int pe_emit_prepare(struct pe_emit *e, const struct pe_outopts *o, const struct pe_tensor *t0,
@@ -90,6 +93,34 @@ int pe_emit_run(const struct pe_emit *e, const struct pe_outopts *o, const struc
 int pe_emit_text(const struct pe_outopts *o, enum pe_format format, const char *what,
 		 int (*write)(FILE *fp, void *ctx, struct pe_error *err), void *ctx,
 		 struct pe_error *err);
+
+/* Does -f or -o's extension ask for a figure (png, svg, pdf)? */
+int pe_emit_is_figure(const struct pe_outopts *o);
+
+/*
+ * A curve result drawn as a line chart (io/figure.h) to -o: title is the
+ * default title (--title overrides it, --title '' leaves it out), the
+ * chart's axis titles give way to --xlabel / --ylabel, --size is the plot
+ * area's width (its height 5/8 of it); the heatmap options are usage
+ * errors.  Opens, draws, commits.  Returns 0 or -1.
+ */
+struct pe_chart;
+int pe_emit_chart(const struct pe_outopts *o, const struct pe_chart *c, const char *title,
+		  const struct pe_meta *meta, struct pe_error *err);
+
+/*
+ * The figure options of a command that draws a figure of its own (posenc
+ * plot) over so: -f / -o must name a figure format; with chart, the
+ * heatmap options are usage errors; --rows and --header always are.
+ */
+int pe_emit_figure_opts(const struct pe_outopts *o, struct pe_sink_opts *so, int chart,
+			struct pe_error *err);
+
+/* Plan f, open -o, write f in its format (with meta, and the geometry of
+ * heatmap panels), commit.  Returns 0 or -1. */
+struct pe_fig;
+int pe_emit_figure(const struct pe_outopts *o, const struct pe_fig *f, const struct pe_meta *meta,
+		   struct pe_error *err);
 
 /* pe_emit_text's checks of the options alone, for a command to make
  * before its work. */

@@ -12,14 +12,19 @@ int pe_msg_pipe_closed(void)
 	return pipe_closed;
 }
 
-/* s on stderr as one line: control bytes (a newline in a file name, an
- * escape sequence) as \xNN; UTF-8 passes. */
+/* s on stderr: control bytes (a newline in a file name, an escape
+ * sequence) as \xNN, except the lines of a listing ("\n  " then an item);
+ * UTF-8 passes. */
 static void put_text(const char *s)
 {
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
 
-		if (c < 0x20 || c == 0x7f)
+		/* a listing's own lines ("\n  " then an item: the tensors of a
+		 * file) are lines; any other control byte is shown escaped */
+		if (c == '\n' && s[1] == ' ' && s[2] == ' ')
+			fputc(c, stderr);
+		else if (c < 0x20 || c == 0x7f)
 			fprintf(stderr, "\\x%02x", c);
 		else
 			fputc(c, stderr);

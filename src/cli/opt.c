@@ -102,13 +102,66 @@ static size_t candidates(const struct pe_args *a, const char *prefix, char *buf,
 	return found;
 }
 
-/* An unknown long option's message: what it might have meant. */
+/* Edit distance of a and b (optimal string alignment: insertions,
+ * deletions, substitutions and swaps of neighbours, each 1), for names of
+ * fewer than 64 characters. */
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j, d[64][64], c, best;
+
+	if (la >= 64 || lb >= 64)
+		return (size_t)-1;
+	for (i = 0; i <= la; i++)
+		d[i][0] = i;
+	for (j = 0; j <= lb; j++)
+		d[0][j] = j;
+	for (i = 1; i <= la; i++) {
+		for (j = 1; j <= lb; j++) {
+			c = a[i - 1] != b[j - 1];
+			best = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < best)
+				best = d[i][j - 1] + 1;
+			if (d[i - 1][j - 1] + c < best)
+				best = d[i - 1][j - 1] + c;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    d[i - 2][j - 2] + 1 < best)
+				best = d[i - 2][j - 2] + 1;
+			d[i][j] = best;
+		}
+	}
+	return d[la][lb];
+}
+
+/* "--a or --b": the options nearest to a misspelt name, at most 2 edits
+ * away (1 for names of 4 letters or fewer, so --dim is no guess for --do). */
+static size_t nearest(const struct pe_args *a, const char *name, char *buf, size_t n)
+{
+	size_t i, k, found = 0, len = 0, best = strlen(name) <= 4 ? 1 : 2, dist;
+
+	buf[0] = '\0';
+	for (k = 0; k < 2 && !found; k++) {
+		for (i = 0; i < a->nslot; i++) {
+			dist = edit_distance(name, a->slot[i].row->name);
+			if (k == 0 && dist < best)
+				best = dist;	/* the first pass finds the least */
+			if (k == 1 && dist == best && len < n) {
+				len += (size_t)snprintf(buf + len, n - len, "%s--%s", found ? " or " : "",
+							a->slot[i].row->name);
+				found++;
+			}
+		}
+	}
+	return found;
+}
+
+/* An unknown long option's message: what it might have meant (the
+ * options it starts, else the nearest spellings). */
 static int unknown_long(const struct pe_args *a, const char *tok, struct pe_error *err)
 {
 	char name[64], list[256];
 
 	token_name(tok, name, sizeof name);
-	if (name[0] && candidates(a, name, list, sizeof list))
+	if (name[0] && (candidates(a, name, list, sizeof list) || nearest(a, name, list, sizeof list)))
 		return pe_fail(err, PE_ERR_USAGE, "unknown option '--%s' (did you mean %s?)", name,
 			       list);
 	return pe_fail(err, PE_ERR_USAGE, "unknown option '%s'", tok);

@@ -419,8 +419,9 @@ out:
 	return rc;
 }
 
-/* "NAME: WHY; it has a F32 [2,3], b F16 [4], ..., and N more", as much
- * of the list as the message holds, at most LIST_SHOWN */
+/* "NAME: WHY; it has:" then one tensor a line, "\n  a F32 [2,3]", as
+ * much of the list as the message holds, at most LIST_SHOWN, then
+ * "\n  and N more" */
 static int listing_error(const struct st *f, const char *why)
 {
 	char msg[sizeof f->err->msg], tb[100], text[160], item[300], more[48];
@@ -428,16 +429,16 @@ static int listing_error(const struct st *f, const char *why)
 	uint64_t shape[PE_READ_MAX_NDIM];
 	int w, nd;
 
-	w = snprintf(msg, sizeof msg, "%s: %s; it has ", f->name, why);
+	w = snprintf(msg, sizeof msg, "%s: %s; it has:", f->name, why);
 	if (w < 0 || (size_t)w >= sizeof msg)
 		return pe_fail(f->err, PE_ERR_DATA, "%s: %s", f->name, why);
 	at = (size_t)w;
 	for (i = 0; i < f->n && i < LIST_SHOWN; i++) {
 		nd = shape_of(&f->e[i], shape);
 		pe_shape_text(text, sizeof text, shape, nd, 0);
-		w = snprintf(item, sizeof item, "%s%s %s %s", i ? ", " : "",
-			     shown(f->e[i].name, tb, sizeof tb), dtypes[f->e[i].dtype].name, text);
-		snprintf(more, sizeof more, ", and %zu more", f->n - i - 1);
+		w = snprintf(item, sizeof item, "\n  %s %s %s", shown(f->e[i].name, tb, sizeof tb),
+			     dtypes[f->e[i].dtype].name, text);
+		snprintf(more, sizeof more, "\n  and %zu more", f->n - i - 1);
 		/* room for the item and, if more follow, the words saying so */
 		room = i + 1 < f->n ? strlen(more) : 0;
 		if (w < 0 || at + room >= sizeof msg || (size_t)w >= sizeof msg - at - room)
@@ -446,22 +447,28 @@ static int listing_error(const struct st *f, const char *why)
 		at += (size_t)w;
 	}
 	if (i == 0)
-		snprintf(msg + at, sizeof msg - at, "%zu tensors", f->n);
+		snprintf(msg + at, sizeof msg - at, " %zu tensors", f->n);
 	else if (i < f->n)
-		snprintf(msg + at, sizeof msg - at, ", and %zu more", f->n - i);
+		snprintf(msg + at, sizeof msg - at, "\n  and %zu more", f->n - i);
 	return pe_fail(f->err, PE_ERR_DATA, "%s", msg);
+}
+
+/* Is s part + ending of name after a '.' (or the whole of it)? */
+static int ends_with_part(const char *s, const char *part)
+{
+	size_t ls = strlen(s), lp = strlen(part);
+
+	return lp > 0 && ls >= lp && strcmp(s + ls - lp, part) == 0 &&
+	       (ls == lp || s[ls - lp - 1] == '.');
 }
 
 static int is_positional(const char *s)
 {
-	size_t ls = strlen(s), lp, k;
+	size_t k;
 
-	for (k = 0; k < sizeof positional / sizeof positional[0]; k++) {
-		lp = strlen(positional[k]);
-		if (ls >= lp && strcmp(s + ls - lp, positional[k]) == 0 &&
-		    (ls == lp || s[ls - lp - 1] == '.'))
+	for (k = 0; k < sizeof positional / sizeof positional[0]; k++)
+		if (ends_with_part(s, positional[k]))
 			return 1;
-	}
 	return 0;
 }
 
@@ -479,7 +486,21 @@ static int choose(const struct st *f, const char *want, size_t *pick)
 				return 0;
 			}
 		}
-		snprintf(why, sizeof why, "no tensor '%s'", shown(want, tb, sizeof tb));
+		/* the end of one name after a '.': wpe.weight is
+		 * transformer.wpe.weight when no other name ends so */
+		for (i = 0; i < f->n; i++) {
+			if (ends_with_part(f->e[i].name, want)) {
+				*pick = i;
+				found++;
+			}
+		}
+		if (found == 1)
+			return 0;
+		if (found)
+			snprintf(why, sizeof why, "%zu tensors end in '%s'", found,
+				 shown(want, tb, sizeof tb));
+		else
+			snprintf(why, sizeof why, "no tensor '%s'", shown(want, tb, sizeof tb));
 		return listing_error(f, why);
 	}
 	if (f->n == 1) {

@@ -20,6 +20,8 @@ static const struct format_info formats[PE_FMT_COUNT] = {
 	[PE_FMT_SAFETENSORS] = { "safetensors", { ".safetensors" }, 1, 1,
 				 pe_sink_safetensors_new },
 	[PE_FMT_PNG] = { "png", { ".png" }, 1, 0, pe_sink_png_new },
+	[PE_FMT_SVG] = { "svg", { ".svg" }, 0, 0, pe_sink_svg_new },
+	[PE_FMT_PDF] = { "pdf", { ".pdf" }, 1, 0, pe_sink_pdf_new },
 };
 
 int pe_format_by_name(const char *name)
@@ -74,6 +76,11 @@ const char *pe_format_list(void)
 int pe_format_is_binary(enum pe_format f)
 {
 	return formats[f].binary;
+}
+
+int pe_format_is_figure(enum pe_format f)
+{
+	return f == PE_FMT_PNG || f == PE_FMT_SVG || f == PE_FMT_PDF;
 }
 
 int pe_format_multi(enum pe_format f)

@@ -9,7 +9,7 @@
  *   npy          NumPy v1.0, '<f4' / '<i4', header padded to 64 bytes
  *   safetensors  one or more tensors + "__metadata__", header padded to 8 bytes
  *   png          a heatmap of one tensor, 8-bit RGB, parameters in text chunks
- *                (sink_png.c)
+ *   svg, pdf     the same figure as vector graphics (sink_png.c, io/figure.h)
  */
 #ifndef PE_SINK_H
 #define PE_SINK_H
@@ -27,6 +27,8 @@ enum pe_format {
 	PE_FMT_NPY,
 	PE_FMT_SAFETENSORS,
 	PE_FMT_PNG,
+	PE_FMT_SVG,
+	PE_FMT_PDF,
 	PE_FMT_COUNT
 };
 
@@ -60,6 +62,8 @@ struct pe_sink_opts {
 	 * labels, titles or colour bar; size is the image's longer side). */
 	int aspect_equal;
 	int no_axes;
+	/* panels (heads): each its own colour scale and bar, rather than one */
+	int scale_each;
 };
 
 /* Format by name ("csv", "npy", ...); -1 if unknown. */
@@ -68,12 +72,14 @@ int pe_format_by_name(const char *name);
  * none (a leading dot, as in ".hidden", is not one). */
 const char *pe_path_extension(const char *path);
 /* Format from a path's extension (.csv .json .f32 .raw .bin .npy
- * .safetensors .png, in any case); -1 if none matches. */
+ * .safetensors .png .svg .pdf, in any case); -1 if none matches. */
 int pe_format_by_path(const char *path);
 const char *pe_format_name(enum pe_format f);
-/* "csv|json|raw|npy|safetensors|png" for messages and help. */
+/* "csv|json|raw|npy|safetensors|png|svg|pdf" for messages and help. */
 const char *pe_format_list(void);
 int pe_format_is_binary(enum pe_format f);
+/* Is the format a figure (png, svg, pdf)? */
+int pe_format_is_figure(enum pe_format f);
 /* Can the format hold several tensors in one file? */
 int pe_format_multi(enum pe_format f);
 
@@ -100,6 +106,8 @@ struct pe_sink *pe_sink_npy_new(FILE *fp, const struct pe_sink_opts *opts, struc
 struct pe_sink *pe_sink_safetensors_new(FILE *fp, const struct pe_sink_opts *opts,
 					struct pe_error *err);
 struct pe_sink *pe_sink_png_new(FILE *fp, const struct pe_sink_opts *opts, struct pe_error *err);
+struct pe_sink *pe_sink_svg_new(FILE *fp, const struct pe_sink_opts *opts, struct pe_error *err);
+struct pe_sink *pe_sink_pdf_new(FILE *fp, const struct pe_sink_opts *opts, struct pe_error *err);
 
 /*
  * The raw sink with a header in front of the values (sink_npy.c): name

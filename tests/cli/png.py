@@ -1,4 +1,5 @@
-# A small PNG reader in the Python standard library (zlib): 8-bit RGB only.
+# A small PNG reader in the Python standard library (zlib): 8-bit RGB (or
+# RGBA, as rsvg-convert writes; the alpha is dropped).
 #   png.py FILE size            -> "W H"
 #   png.py FILE text KEY        -> the text chunk KEY (tEXt or iTXt)
 #   png.py FILE hm              -> "x y w h" of the heatmap (posenc:heatmap)
@@ -9,6 +10,11 @@
 #   png.py FILE pcell K R C NR NC -> "r g b" at the centre of cell (R, C) of panel K
 #   png.py FILE hmtest EXPR     -> exit 0 if EXPR of d (posenc:heatmap) is true
 #   png.py FILE sha256          -> SHA-256 of "W H\n" and the RGB rows, top to bottom
+#   png.py FILE cells R C OTHER -> exit 0 if the centre of every cell of the
+#                                  R x C heatmap is the same colour in OTHER: a
+#                                  posenc PNG (its own heatmap rectangle), or
+#                                  an SVG or PDF of the figure rasterised
+#   png.py FILE ink X0 Y0 X1 Y1  -> how many pixels of the box are not white
 # Used by the CLI tests (tests/cli/run.sh defines png() to run it).
 import hashlib, json, struct, sys, zlib
 
@@ -23,7 +29,8 @@ def read(path):
         chunks.append(kind.decode())
         if kind == b'IHDR':
             w, h, depth, ctype, _, _, interlace = struct.unpack('>IIBBBBB', body)
-            assert (depth, ctype, interlace) == (8, 2, 0), 'expected 8-bit RGB'
+            assert (depth, interlace) == (8, 0) and ctype in (2, 6), 'expected 8-bit RGB'
+            bpp = 3 if ctype == 2 else 4
         elif kind == b'IDAT':
             idat.append(body)
         elif kind == b'tEXt':
@@ -36,14 +43,14 @@ def read(path):
             _, v = rest.split(b'\0', 1)
             text[k.decode('latin-1')] = (zlib.decompress(v) if comp else v).decode('utf-8')
         pos += 12 + n
-    raw, stride, prev, rows, i = zlib.decompress(b''.join(idat)), 3 * w, bytearray(3 * w), [], 0
+    raw, stride, prev, rows, i = zlib.decompress(b''.join(idat)), bpp * w, bytearray(bpp * w), [], 0
     for _ in range(h):
         f, line = raw[i], bytearray(raw[i + 1:i + 1 + stride])
         i += 1 + stride
         for x in range(stride if f else 0):
-            a = line[x - 3] if x >= 3 else 0
+            a = line[x - bpp] if x >= bpp else 0
             b = prev[x]
-            c = prev[x - 3] if x >= 3 else 0
+            c = prev[x - bpp] if x >= bpp else 0
             if f == 1: line[x] = (line[x] + a) & 255
             elif f == 2: line[x] = (line[x] + b) & 255
             elif f == 3: line[x] = (line[x] + (a + b) // 2) & 255
@@ -51,7 +58,7 @@ def read(path):
                 p = a + b - c
                 pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
                 line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-        rows.append(bytes(line))
+        rows.append(bytes(line) if bpp == 3 else bytes(v for k, v in enumerate(line) if k % 4 != 3))
         prev = line
     return w, h, rows, text, chunks
 
@@ -84,6 +91,21 @@ elif cmd == 'pcell':
     print(*rows[py][3 * px:3 * px + 3])
 elif cmd == 'sha256':
     print(hashlib.sha256(b'%d %d\n' % (w, h) + b''.join(rows)).hexdigest())
+elif cmd == 'cells':
+    R, C = int(sys.argv[3]), int(sys.argv[4])
+    _, _, rows2, text2, _ = read(sys.argv[5])
+    x, y, hw, hh = json.loads(text['posenc:heatmap'])['heatmap']
+    x2, y2, hw2, hh2 = json.loads(text2['posenc:heatmap'])['heatmap'] if 'posenc:heatmap' in text2 else (x, y, hw, hh)
+    bad = 0
+    for r in range(R):
+        for c in range(C):
+            px, py = x + (2 * c + 1) * hw // (2 * C), y + (2 * r + 1) * hh // (2 * R)
+            qx, qy = x2 + (2 * c + 1) * hw2 // (2 * C), y2 + (2 * r + 1) * hh2 // (2 * R)
+            bad += rows[py][3 * px:3 * px + 3] != rows2[qy][3 * qx:3 * qx + 3]
+    sys.exit(0 if bad == 0 else 1)
+elif cmd == 'ink':
+    x0, y0, x1, y1 = map(int, sys.argv[3:7])
+    print(sum(rows[y][3 * x:3 * x + 3] != b'\xff\xff\xff' for y in range(y0, y1) for x in range(x0, x1)))
 elif cmd == 'same':
     w2, h2, rows2, _, _ = read(sys.argv[3])
     sys.exit(0 if (w, h, rows) == (w2, h2, rows2) else 1)

@@ -23,13 +23,21 @@ DRIVE
 comp() {
 	bash "$T/drive.sh" "$T/posenc.bash" posenc "$@" 2>/dev/null
 }
-check "bash: commands" [ "$(comp '')" = "generate similarity skew bucket --help --version --completion" ]
+check "bash: commands" [ "$(comp '')" = "generate similarity skew bucket plot --help --version --completion" ]
+check "bash: plot's operands are files" [ "$(comp plot "$T/posenc.ba")" = "$T/posenc.bash" ]
+check "bash: plot's second file too" [ "$(comp plot "$T/posenc.bash" "$T/_pos")" = "$T/_posenc" ]
+check "bash: plot's --kind" [ "$(comp plot --kind '')" = "heatmap line" ]
+# bash adds '/' and no space after a directory only under -o filenames
+check "bash: -o completes into directories (compopt -o filenames)" \
+	grep -q -- '-o|--output) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f' "$T/posenc.bash"
+check "bash: plot's files complete into directories" \
+	grep -q '^		compopt -o filenames 2>/dev/null$' "$T/posenc.bash"
 check "bash: a command from its start" [ "$(comp sim)" = "similarity" ]
 check "bash: kinds" [ "$(comp generate '')" = "sinusoidal learned rope alibi sincos2d" ]
 check "bash: options from a prefix" [ "$(comp generate --pre)" = "--preset --precision" ]
 check "bash: every kind's presets" [ "$(comp generate --preset '')" = "vaswani t2t fairseq marian gpt2 bert scaled mae timm" ]
 check "bash: similarity's own preset" [ "$(comp similarity --preset wang)" = "wang-chen" ]
-check "bash: formats" [ "$(comp similarity -f '')" = "csv json raw npy safetensors png" ]
+check "bash: formats" [ "$(comp similarity -f '')" = "csv json raw npy safetensors png svg pdf" ]
 check "bash: colour maps and reversed ones" [ "$(comp generate --cmap ma)" = "magma magma_r" ]
 check "bash: metrics" [ "$(comp similarity --metric '')" = "cosine dot euclidean" ]
 check "bash: bucket schemes" [ "$(comp bucket --scheme '')" = "t5 deberta swin" ]

@@ -8,7 +8,7 @@ run --version
 check "--version first line" [ "$(head -1 "$T/out")" = "posenc 0.1.0" ]
 run
 check "no command: exit 2" [ "$status" -eq 2 ]
-check "no command: one line and a hint" eval '[ "$(cat "$T/err")" = "posenc: missing command (one of: generate, similarity, skew, bucket)
+check "no command: one line and a hint" eval '[ "$(cat "$T/err")" = "posenc: missing command (one of: generate, similarity, skew, bucket, plot)
 Try '"'"'posenc --help'"'"'." ]'
 run frobnicate
 check "unknown command: exit 2" [ "$status" -eq 2 ]
@@ -34,6 +34,12 @@ usage_error "abbreviation" generate rope --fac 2 --scaling linear -n 1 -d 4
 check "abbreviation: names the full option" grep -q "^posenc: generate: option '--fac' is not a full name (write --factor)$" "$T/err"
 usage_error "ambiguous prefix" generate sinusoidal --pre t2t
 check "ambiguous prefix: names the candidates" grep -q "^posenc: generate: unknown option '--pre' (did you mean --preset or --precision?)$" "$T/err"
+usage_error "misspelt option" generate sinusoidal --postions 5
+check "misspelt option: the nearest real one" grep -q "^posenc: generate: unknown option '--postions' (did you mean --positions?)$" "$T/err"
+usage_error "swapped letters" similarity --metirc dot -i x.npy
+check "swapped letters: the nearest real one" grep -q "^posenc: similarity: unknown option '--metirc' (did you mean --metric?)$" "$T/err"
+usage_error "nothing near" generate sinusoidal --xyzzy 3
+check "nothing near: no guess" grep -q "^posenc: generate: unknown option '--xyzzy'$" "$T/err"
 usage_error "missing value" generate sinusoidal -n
 usage_error "too large" generate sinusoidal -n 1099511627776 -d 16777216
 usage_error "option of another kind" generate sinusoidal --seed 3
@@ -130,7 +136,7 @@ check "json by extension" grep -q '^{"shape":\[4,4\],"dtype":"float32","meta":{'
 run generate sinusoidal -n 4 -d 4 -o "$T/x.f32"
 check "raw by extension" [ "$(wc -c <"$T/x.f32")" -eq 64 ]
 run generate sinusoidal -n 4 -d 4 -o "$T/x.txt"
-check "unknown extension: exit 2, message names it, no file" eval '[ "$status" -eq 2 ] && grep -q "^posenc: generate: cannot tell the format of .*x.txt.: posenc does not write .txt files (give -f csv|json|raw|npy|safetensors|png)$" "$T/err" && [ ! -e "$T/x.txt" ]'
+check "unknown extension: exit 2, message names it, no file" eval '[ "$status" -eq 2 ] && grep -q "^posenc: generate: cannot tell the format of .*x.txt.: posenc does not write .txt files (give -f csv|json|raw|npy|safetensors|png|svg|pdf)$" "$T/err" && [ ! -e "$T/x.txt" ]'
 for ext in npz pt; do
 	run generate sinusoidal -n 4 -d 4 -o "$T/x.$ext"
 	check ".$ext: exit 2, names it" eval '[ "$status" -eq 2 ] && grep -q "does not write .'"$ext"' files" "$T/err"'
@@ -205,3 +211,13 @@ check "learned: other seed other bytes" differ "$T/s7" "$T/out"
 run generate learned -n 3 -d 4 --preset fairseq --padding-idx 1
 check "learned fairseq padding: rows" [ "$(wc -l <"$T/out")" -eq 5 ]
 check "learned fairseq padding: zero row" [ "$(sed -n 2p "$T/out")" = "0,0,0,0" ]
+
+# a long run shows its progress when stderr is a terminal (as similarity),
+# then clears the line; a short one and a pipe show nothing
+if command -v script >/dev/null 2>&1; then
+	script -qec "$POSENC generate sinusoidal -n 65536 -d 1024 -f raw -o /dev/null" /dev/null >"$T/tty" 2>&1
+	check "generate progress on a terminal" grep -q "posenc: generate: [0-9]*% of 65536 rows" "$T/tty"
+	check "generate progress: the line cleared at the end" grep -q "$(printf '\r\033\\[K')" "$T/tty"
+	script -qec "$POSENC generate sinusoidal -n 64 -d 64 -f raw -o /dev/null" /dev/null >"$T/tty" 2>&1
+	check "generate: no progress for a short run" eval '[ "$(wc -c <"$T/tty")" -eq 0 ] && [ -x "$POSENC" ] && "$POSENC" --version >/dev/null'
+fi

@@ -23,9 +23,9 @@ check "png to a pipe: exit 0" [ $? -eq 0 ]
 check "png to stdout: same pixels as -o" png "$T/s.png" same "$T/stdout.png"
 
 # --size, --no-colorbar, --cmap, --vmin/--vmax, --title
-run generate sinusoidal -n 256 -d 128 -o "$T/big.png" --size 64 --no-colorbar
+run generate sinusoidal -n 256 -d 128 -o "$T/big.png" --size 64 --no-colorbar --title ""
 check "--size 64: 32 wide, 64 tall" [ "$(png "$T/big.png" hm | cut -d' ' -f3-)" = "32 64" ]
-run generate sinusoidal -n 256 -d 128 -o "$T/bigc.png" --size 64
+run generate sinusoidal -n 256 -d 128 -o "$T/bigc.png" --size 64 --title ""
 check "colour bar widens the image" [ "$(png "$T/bigc.png" size | cut -d' ' -f1)" -gt \
 	"$(png "$T/big.png" size | cut -d' ' -f1)" ]
 run generate sinusoidal -n 3 -d 3 -o "$T/m.png" --cmap magma
@@ -64,7 +64,7 @@ usage_error "png vmax inf" generate sinusoidal -n 3 -d 3 -f png --vmax inf
 usage_error "png unknown cmap" generate sinusoidal -n 3 -d 3 -f png --cmap jet
 check "unknown cmap: message" grep -q "^posenc: generate: unknown --cmap 'jet' (one of: viridis|" "$T/err"
 usage_error "png option with csv" generate sinusoidal -n 3 -d 3 --cmap magma
-check "png option with csv: message" grep -q "^posenc: generate: --cmap applies to png output only" "$T/err"
+check "png option with csv: message" grep -q "^posenc: generate: --cmap applies to figures only (-f png, svg or pdf, or -o FILE.png)" "$T/err"
 usage_error "png option with npy" generate sinusoidal -n 3 -d 3 -f npy --size 10
 usage_error "colorbar and no-colorbar" generate sinusoidal -n 3 -d 3 -f png --colorbar --no-colorbar
 usage_error "title too long" generate sinusoidal -n 3 -d 3 -f png --title \
@@ -142,6 +142,14 @@ check "alibi 12 heads: 0 is the maximum in every head" ok_and \
 run generate alibi --heads 12 -n 64 --head 3 -o "$T/head3.png"
 check "alibi --head 3: one heatmap, no panels" ok_and \
 	[ "$(png "$T/head3.png" hmjson '"panels" in d, d["shape"]')" = "(False, [64, 64])" ]
+# --scale each: every head its own range and colour bar
+run generate alibi --heads 8 -n 32 --scale each -o "$T/each.png"
+check "--scale each: a range per head, -m * 31 .. 0" ok_and \
+	png "$T/each.png" hmtest 'd["scales"] == [[-31 * 2 ** -(k + 1), 0] for k in range(8)]'
+check "--scale each: each head's minimum is the first colour" ok_and \
+	[ "$(png "$T/each.png" pcell 7 31 0 32 32)" = "68 1 84" ]
+check "--scale each: head 0's too" ok_and [ "$(png "$T/each.png" pcell 0 31 0 32 32)" = "68 1 84" ]
+usage_error "--scale with csv" generate alibi --heads 8 -n 32 --scale each
 fails 2 "png of 1025 heads" "png draws at most 1024 heads as panels, this result has 1025 " \
 	generate alibi --heads 1025 -n 2 -o "$T/eo/x.png"
 
@@ -164,8 +172,9 @@ gallery=$here/../../docs
 rm -rf "$T/gallery"
 sh "$gallery/make-gallery.sh" "$POSENC" "$T/gallery" >"$T/out" 2>"$T/err"
 status=$?
+# (commands may also write inputs for the next ones, as dotfiles)
 check "gallery: make-gallery.sh made every image" ok_and \
-	[ "$(ls "$T/gallery" | wc -l)" -eq "$(grep -c '^\./posenc ' "$gallery/gallery.md")" ]
+	[ "$(ls "$T/gallery" | wc -l)" -eq "$(grep -c '^<img src="img/' "$gallery/gallery.md")" ]
 sed -n 's|^<img src="img/\([^"]*\)" width="\([0-9]*\)" height="\([0-9]*\)".*|\1 \2 \3|p' \
 	"$gallery/gallery.md" >"$T/gallery.txt"
 while read -r g_name g_w g_h; do

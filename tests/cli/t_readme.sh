@@ -28,3 +28,18 @@ check "README: $nblocks shell blocks; the set-up block wrote pe.csv" \
 	eval '[ "$nblocks" -ge 8 ] && [ "$(wc -l <"$R/pe.csv")" -eq 512 ]'
 check "README: the scaling-out parts join to the whole" \
 	eval '[ -s "$R/similarity.f32" ] && [ "$(wc -c <"$R/similarity.f32")" -eq $((8192 * 8192 * 4)) ]'
+
+# `man ./man/posenc.1` from the clone, as the README says, and every
+# command's page (the commands as --help lists them) renders at 80 columns
+# without a warning from groff
+man_pages=$(cd "$here/../.." && "$POSENC" --help 2>/dev/null |
+	sed -n 's/^  \([a-z][a-z]*\)  .*/man\/posenc-\1.1/p')
+if command -v man >/dev/null 2>&1; then
+	( cd "$here/../.." && MANWIDTH=80 man ./man/posenc.1 ) >"$T/man.txt" 2>"$T/man.err" </dev/null
+	check "man ./man/posenc.1 from the clone" eval '[ -n "$man_pages" ] && grep -q "^NAME" "$T/man.txt"'
+	( cd "$here/../.." && for m in man/posenc.1 $man_pages; do
+		MANWIDTH=80 man --warnings -l "$m" >/dev/null || echo "failed: $m"
+	done ) >"$T/man.warn" 2>&1 </dev/null
+	check "man pages: $(echo $man_pages | wc -w) commands, no warnings at 80 columns" \
+		eval '[ "$(echo $man_pages | wc -w)" -ge 5 ] && [ ! -s "$T/man.warn" ]'
+fi

@@ -260,10 +260,29 @@ run similarity -i "$S/gpt2.safetensors" --tensor transformer.h.0.ln_1.weight --p
 check "gpt2 1-D tensor: a 768 x 1 table of ones" ok_and [ "$(cat "$T/out")" = "$(printf '1,1,1\n1,1,1\n1,1,1')" ]
 run similarity -i "$S/gpt2.safetensors" --tensor transformer.h.0.attn.bias --positions-range 0:2
 check "gpt2 [1,1,16,16] tensor: a 16 x 16 table" ok_and [ "$(cat "$T/out")" = "$(printf '1,0.70710677\n0.70710677,1')" ]
-fails 1 "gpt2 --tensor nope" "$S/gpt2.safetensors: no tensor 'nope'; it has transformer.wte.weight F16 \[64,768\], transformer.wpe.weight F32 \[1024,768\], transformer.h.0.ln_1.weight BF16 \[768\], transformer.h.0.attn.c_attn.weight BF16 \[32,48\], transformer.h.0.attn.bias F32 \[1,1,16,16\]$" \
-	similarity -i "$S/gpt2.safetensors" --tensor nope -o "$T/eo/o.csv"
-fails 1 "two *wpe.weight" "$S/ambiguous.safetensors: more than one tensor could be the position table; it has transformer.wpe.weight F32 \[4,3\], wpe.weight F32 \[4,3\], h.0.w F32 \[4,3\]$" \
-	similarity -i "$S/ambiguous.safetensors" -o "$T/eo/o.csv"
+# a wrong or ambiguous name: the message, then the tensors one a line
+rm -rf "$T/eo" && mkdir "$T/eo"
+run similarity -i "$S/gpt2.safetensors" --tensor nope -o "$T/eo/o.csv"
+printf '%s\n' "posenc: similarity: $S/gpt2.safetensors: no tensor 'nope'; it has:" \
+	"  transformer.wte.weight F16 [64,768]" "  transformer.wpe.weight F32 [1024,768]" \
+	"  transformer.h.0.ln_1.weight BF16 [768]" "  transformer.h.0.attn.c_attn.weight BF16 [32,48]" \
+	"  transformer.h.0.attn.bias F32 [1,1,16,16]" >"$T/want_err"
+check "gpt2 --tensor nope: exit 1, the tensors one a line" \
+	eval '[ "$status" -eq 1 ] && cmp -s "$T/err" "$T/want_err" && [ -z "$(ls -A "$T/eo")" ]'
+run similarity -i "$S/ambiguous.safetensors" -o "$T/eo/o.csv"
+printf '%s\n' "posenc: similarity: $S/ambiguous.safetensors: more than one tensor could be the position table; it has:" \
+	"  transformer.wpe.weight F32 [4,3]" "  wpe.weight F32 [4,3]" "  h.0.w F32 [4,3]" >"$T/want_err"
+check "two *wpe.weight: exit 1, the tensors one a line" \
+	eval '[ "$status" -eq 1 ] && cmp -s "$T/err" "$T/want_err" && [ -z "$(ls -A "$T/eo")" ]'
+# --tensor names the end of one name after a '.', when no other ends so
+run similarity -i "$S/gpt2.safetensors" --tensor h.0.attn.bias --positions-range 0:2
+check "--tensor h.0.attn.bias is transformer.h.0.attn.bias" ok_and [ "$(cat "$T/out")" = "$(printf '1,0.70710677\n0.70710677,1')" ]
+run similarity -i "$S/gpt2.safetensors" --tensor wpe.weight --positions-range 0:2 -f json
+check "--tensor wpe.weight: meta names transformer.wpe.weight" ok_and grep -q '"tensor":"transformer.wpe.weight"' "$T/out"
+run similarity -i "$S/gpt2.safetensors" --tensor weight -o "$T/eo/o.csv"
+check "--tensor weight: several end so, listed" eval '[ "$status" -eq 1 ] && grep -q "^posenc: similarity: .*: 4 tensors end in .weight.; it has:$" "$T/err" && [ "$(wc -l <"$T/err")" -eq 6 ]'
+run similarity -i "$S/gpt2.safetensors" --tensor pe.weight -o "$T/eo/o.csv"
+check "--tensor pe.weight: only at a '.'" eval '[ "$status" -eq 1 ] && grep -q "no tensor .pe.weight.; it has:$" "$T/err"'
 run similarity -i "$S/ambiguous.safetensors" --tensor wpe.weight
 check "--tensor settles the ambiguity" ok_and [ "$(wc -l <"$T/out")" -eq 4 ]
 run similarity -i "$S/gpt2.safetensors" --list
@@ -478,7 +497,7 @@ fails 2 "--positions-range reversed" "--positions-range must be A:B with 0 <= A 
 	similarity sinusoidal -n 10 -d 4 --positions-range 5:2 -o "$T/eo/o.csv"
 fails 2 "unknown --precision" "unknown --precision 'float64' (one of: exact, float32)$" \
 	similarity sinusoidal -n 4 -d 4 --precision float64 -o "$T/eo/o.csv"
-fails 2 "--cmap with csv" "--cmap applies to png output only" \
+fails 2 "--cmap with csv" "--cmap applies to figures only" \
 	similarity sinusoidal -n 4 -d 4 --cmap magma -o "$T/eo/o.csv"
 fails 2 "--profile --rows" "--rows does not apply to --profile" \
 	similarity sinusoidal -n 4 -d 4 --profile --rows 0:2 -o "$T/eo/o.csv"

@@ -323,7 +323,11 @@ for f in r.npy r.safetensors r.csv; do
 done
 run_stdin "$K/r.f32" skew -i - --shape 7x13 -f raw
 check "stdin raw --shape" ok_and sk same "$T/out" raw "$K/want_bidir.f32" f
-fails 1 "two tensors, no --tensor" "$K/two.safetensors: no tensor is named .*; it has a F32 \[7,13\], b F32 \[7,7\]$" skew -i "$K/two.safetensors" -o "$T/eo/o.csv"
+run skew -i "$K/two.safetensors" -o "$T/eo/o.csv"
+check "two tensors, no --tensor: exit 1, the tensors one a line" eval '[ "$status" -eq 1 ] &&
+	grep -q "^posenc: skew: $K/two.safetensors: no tensor is named .*; it has:$" "$T/err" &&
+	[ "$(sed -n 2p "$T/err")" = "  a F32 [7,13]" ] && [ "$(sed -n 3p "$T/err")" = "  b F32 [7,7]" ] &&
+	[ "$(wc -l <"$T/err")" -eq 3 ] && [ ! -e "$T/eo/o.csv" ]'
 fails 1 "raw --shape that is not L x (2L-1)" "$K/r.f32: bidir skew needs L x (2L-1) relative logits; got 13 x 7 (for L = 13: 13 x 25)$" \
 	skew -i "$K/r.f32" --shape 13x7 -o "$T/eo/o.csv"
 

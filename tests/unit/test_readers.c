@@ -740,6 +740,23 @@ static void default_fails(const char *const *names, int n, const char *tensor, c
 	free(b);
 }
 
+/* --tensor want picks names[pick]. */
+static void named_pick(const char *const *names, int n, const char *want, int pick)
+{
+	size_t len;
+	unsigned char *b = st_many(names, n, &len);
+	struct pe_matrix m;
+	struct pe_table_info info;
+	struct pe_error err = { PE_OK, "" };
+
+	if (pe_safetensors_parse(b, len, "x.safetensors", want, &m, &info, &err) != 0)
+		fail_msg("%s", err.msg);
+	assert_true(m.v[0] == (float)pick);
+	assert_string_equal(info.tensor, names[pick]);
+	pe_matrix_free(&m);
+	free(b);
+}
+
 static void test_st_default_rule(void **state)
 {
 	static const char *const one[] = { "foo" };
@@ -760,16 +777,27 @@ static void test_st_default_rule(void **state)
 	default_pick(opt, 2, 1);
 	default_pick(mae, 3, 2);	/* a whole name or after a '.', not decoder_pos_embed */
 	default_fails(two, 2, NULL,
-		      "more than one tensor could be the position table; it has "
-		      "a.wpe.weight F32 [1,2], b.wpe.weight F32 [1,2]");
+		      "more than one tensor could be the position table; it has:\n"
+		      "  a.wpe.weight F32 [1,2]\n  b.wpe.weight F32 [1,2]");
 	default_fails(none, 2, NULL,
 		      "no tensor is named wpe.weight, position_embeddings.weight, "
-		      "embed_positions.weight or pos_embed; it has xwpe.weight F32 [1,2], "
-		      "wte.weight F32 [1,2]");
-	default_fails(gpt2, 4, "wpe.weight",
-		      "no tensor 'wpe.weight'; it has transformer.wte.weight F32 [1,2], "
-		      "transformer.wpe.weight F32 [1,2], transformer.h.0.attn.bias F32 [1,2], "
-		      "lm_head.weight F32 [1,2]");
+		      "embed_positions.weight or pos_embed; it has:\n  xwpe.weight F32 [1,2]\n"
+		      "  wte.weight F32 [1,2]");
+	/* --tensor: the whole name, else the one name it ends after a '.' */
+	named_pick(gpt2, 4, "wpe.weight", 1);
+	named_pick(gpt2, 4, "attn.bias", 2);
+	named_pick(two, 2, "a.wpe.weight", 0);
+	default_fails(gpt2, 4, "wpe",
+		      "no tensor 'wpe'; it has:\n  transformer.wte.weight F32 [1,2]\n"
+		      "  transformer.wpe.weight F32 [1,2]\n  transformer.h.0.attn.bias F32 [1,2]\n"
+		      "  lm_head.weight F32 [1,2]");
+	default_fails(gpt2, 4, "weight",
+		      "3 tensors end in 'weight'; it has:\n  transformer.wte.weight F32 [1,2]\n"
+		      "  transformer.wpe.weight F32 [1,2]\n  transformer.h.0.attn.bias F32 [1,2]\n"
+		      "  lm_head.weight F32 [1,2]");
+	default_fails(two, 2, "wpe.weight",
+		      "2 tensors end in 'wpe.weight'; it has:\n  a.wpe.weight F32 [1,2]\n"
+		      "  b.wpe.weight F32 [1,2]");
 	st_bad("{}", 0, "no tensors in the file");
 	st_bad("{\"__metadata__\":{\"a\":\"b\"}}", 0, "no tensors in the file");
 }
@@ -787,17 +815,15 @@ static void test_st_listing_truncated(void **state)
 		snprintf(names[i], sizeof names[i], "t%d", i);
 		p[i] = names[i];
 	}
-	at = (size_t)snprintf(want, sizeof want, "no tensor 'wpe'; it has ");
+	at = (size_t)snprintf(want, sizeof want, "no tensor 'wpe'; it has:");
 	for (i = 0; i < 16; i++)
-		at += (size_t)snprintf(want + at, sizeof want - at, "%st%d F32 [1,2]", i ? ", " : "",
-				       i);
-	snprintf(want + at, sizeof want - at, ", and 4 more");
+		at += (size_t)snprintf(want + at, sizeof want - at, "\n  t%d F32 [1,2]", i);
+	snprintf(want + at, sizeof want - at, "\n  and 4 more");
 	default_fails(p, 20, "wpe", want);
 	/* exactly 16: all listed, no "more" */
-	at = (size_t)snprintf(want, sizeof want, "no tensor 'wpe'; it has ");
+	at = (size_t)snprintf(want, sizeof want, "no tensor 'wpe'; it has:");
 	for (i = 0; i < 16; i++)
-		at += (size_t)snprintf(want + at, sizeof want - at, "%st%d F32 [1,2]", i ? ", " : "",
-				       i);
+		at += (size_t)snprintf(want + at, sizeof want - at, "\n  t%d F32 [1,2]", i);
 	default_fails(p, 16, "wpe", want);
 }
 
@@ -829,7 +855,7 @@ static void test_st_listing_long_name(void **state)
 		assert_true(strlen(err.msg) < sizeof err.msg);
 		assert_null(m.v);
 		if (plen < 900) {
-			assert_non_null(strstr(err.msg, ": no tensor 'wpe'; it has t0 F32 [1,2]"));
+			assert_non_null(strstr(err.msg, ": no tensor 'wpe'; it has:\n  t0 F32 [1,2]"));
 			assert_non_null(strstr(err.msg, " more"));
 		}
 	}
@@ -1206,8 +1232,8 @@ static void test_st_gpt2_sparse(void **state)
 	assert_int_equal(pe_safetensors_parse(in.data, in.len, "gpt2.safetensors", "wpe", &m, NULL,
 					      &err), -1);
 	{
-		const char *head = "gpt2.safetensors: no tensor 'wpe'; it has transformer.wte.weight "
-				   "F32 [50257,768], transformer.wpe.weight F32 [1024,768], ";
+		const char *head = "gpt2.safetensors: no tensor 'wpe'; it has:\n  transformer.wte.weight "
+				   "F32 [50257,768]\n  transformer.wpe.weight F32 [1024,768]\n  ";
 
 		if (strncmp(err.msg, head, strlen(head)) != 0)
 			fail_msg("got '%s'", err.msg);
