@@ -11,11 +11,11 @@
 #include <math.h>
 #include <string.h>
 
-const char *const pe_dtype_names[] = { "float32", "float16", "bfloat16", "float64", NULL };
+const char *const pe_store_names[] = { "float32", "float16", "bfloat16", "float64", NULL };
 
-unsigned pe_dtype_size(enum pe_dtype d)
+unsigned pe_store_size(enum pe_store d)
 {
-	return d == PE_DTYPE_FLOAT64 ? 8 : d == PE_DTYPE_FLOAT32 ? 4 : 2;
+	return d == PE_STORE_FLOAT64 ? 8 : d == PE_STORE_FLOAT32 ? 4 : 2;
 }
 
 /* A format: p significand bits (with the implicit one), normal exponents

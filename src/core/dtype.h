@@ -9,19 +9,19 @@
  * or PyTorch gives; NaN stays NaN (a quiet one, sign kept).  The integer
  * forms are the IEEE bit patterns, little end first when written.
  */
-#ifndef PE_DTYPE_H
-#define PE_DTYPE_H
+#ifndef PE_STORE_H
+#define PE_STORE_H
 
 #include <stdint.h>
 
 /* Stored dtypes of a result (--dtype), in --dtype's order of names. */
-enum pe_dtype { PE_DTYPE_FLOAT32, PE_DTYPE_FLOAT16, PE_DTYPE_BFLOAT16, PE_DTYPE_FLOAT64 };
+enum pe_store { PE_STORE_FLOAT32, PE_STORE_FLOAT16, PE_STORE_BFLOAT16, PE_STORE_FLOAT64 };
 
 /* "float32", "float16", "bfloat16", "float64", NULL-terminated. */
-extern const char *const pe_dtype_names[];
+extern const char *const pe_store_names[];
 
 /* Bytes per value of d. */
-unsigned pe_dtype_size(enum pe_dtype d);
+unsigned pe_store_size(enum pe_store d);
 
 /* x rounded to the type, as a double (exactly representable there too). */
 double pe_round_f16(double x);

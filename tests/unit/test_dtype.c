@@ -181,9 +181,9 @@ static void test_edges(void **state)
 	assert_int_equal(pe_to_bf16(15962.0), 0x4679);	/* 15936: rope-2026 G's example */
 	assert_true(pe_from_bf16(pe_to_bf16(15962.0)) == 15936.0f);
 	assert_true(isnan(pe_from_f16(pe_to_f16(NAN))));
-	assert_int_equal(pe_dtype_size(PE_DTYPE_BFLOAT16), 2);
-	assert_int_equal(pe_dtype_size(PE_DTYPE_FLOAT64), 8);
-	assert_string_equal(pe_dtype_names[PE_DTYPE_BFLOAT16], "bfloat16");
+	assert_int_equal(pe_store_size(PE_STORE_BFLOAT16), 2);
+	assert_int_equal(pe_store_size(PE_STORE_FLOAT64), 8);
+	assert_string_equal(pe_store_names[PE_STORE_BFLOAT16], "bfloat16");
 }
 
 int main(void)
