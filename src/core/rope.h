@@ -125,7 +125,9 @@ struct pe_rope {
 	double attention;		/* resolved attention factor */
 	float attention32;		/* (float)attention, float32 mode */
 	uint64_t seq_len;		/* resolved (dynamic, longrope) */
-	double dynamic_theta;		/* dynamic: the rescaled base */
+	double dynamic_theta;		/* dynamic: the rescaled base (float32 beyond L0:
+					 * the forward's float32 base) */
+	float dynamic_theta32;		/* dynamic, float32: the base torch.pow takes */
 	double yarn_low, yarn_high;	/* yarn: the correction range used */
 	int use_long;			/* longrope: long factors chosen */
 	int llama3_unordered;		/* llama3: high_freq_factor <= low_freq_factor, which

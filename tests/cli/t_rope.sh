@@ -119,6 +119,12 @@ data_error "config unknown rope type" "rope_type 'su'" generate rope --from-conf
 data_error "config not json" "not valid JSON" generate rope --from-config "$D/../cli/run.sh"
 data_error "config missing file" "cannot open" generate rope --from-config "$T/nonexistent.json"
 
+# dynamic beyond L0 in float32: the forward's float32 base (torch's inv_freq[5]
+# is 0x3e1d6d9f; a double base gave 0x3e1d6da0)
+printf '{"hidden_size":256,"num_attention_heads":4,"max_position_embeddings":512,"rope_parameters":{"rope_type":"dynamic","rope_theta":10000.0,"factor":2.0}}' >"$T/dyn.json"
+run generate rope --from-config "$T/dyn.json" -n 4016 --precision float32 --table inv-freq
+check "config dynamic float32 at 4016: torch's inv_freq[5]" [ "$(sed -n 6p "$T/out")" = "0.15373848" ]
+
 # A config's values are judged by core/rope.c alone; its messages name the
 # file's keys, never options the user did not give, and are data errors.
 C=$T/rope-params

@@ -421,6 +421,46 @@ static void test_float32_emulation(void **state)
 	pe_rope_free(&f);
 }
 
+/*
+ * Known answers from torch 2.13.0+cpu (pip, x86-64 with AVX-512) and
+ * transformers 5.18.0, as bit patterns:
+ *   dynamic: LlamaRotaryEmbedding of LlamaConfig(hidden_size=256,
+ *     num_attention_heads=4, max_position_embeddings=512, rope_parameters=
+ *     {rope_type: dynamic, rope_theta: 10000.0, factor: 2.0}) after its
+ *     forward at position_ids arange(4016): the inv_freq buffer, computed
+ *     in float32 tensors from the int64 seq_len (a double base put 14 of
+ *     these 32 values 1 or 2 ulp off).
+ */
+static const uint32_t ka_dynamic_inv[32] = {
+	0x3f800000, 0x3f3008b2, 0x3ef217eb, 0x3ea678ab, 0x3e64f13b, 0x3e1d6d9f, 0x3dd8816d,
+	0x3d94e055, 0x3d4cbe93, 0x3d0cc9fa, 0x3cc19f48, 0x3c852415, 0x3c371aa9, 0x3bfbd118,
+	0x3bad2850, 0x3b6e2331, 0x3b23c049, 0x3ae13384, 0x3a9adb11, 0x3a54f7bd, 0x3a12718e,
+	0x39c96616, 0x398a7d07, 0x393e7551, 0x3902f721, 0x38b41cb3, 0x3877b3b2, 0x382a53f5,
+	0x37ea3f04, 0x37a11347, 0x375d8573, 0x37185346,
+};
+static void test_torch_known_answers(void **state)
+{
+	struct pe_rope_params p;
+	struct pe_rope r;
+	size_t j;
+	int cpu;
+
+	(void)state;
+	/* both vector widths: 32 exponents are whole pairs of vectors either way */
+	for (cpu = PE_TORCH_AVX2; cpu <= PE_TORCH_AVX512; cpu++) {
+		p = params(4016, 64);
+		p.precision = PE_ROPE_FLOAT32;
+		p.torch.cpu = (enum pe_torch_cpu)cpu;
+		p.scaling = PE_ROPE_DYNAMIC;
+		p.factor = 2;
+		p.original_max = 512;
+		init_ok(&r, &p);
+		for (j = 0; j < 32; j++)
+			assert_true(pe_f32_bits(r.inv32[j]) == ka_dynamic_inv[j]);
+		pe_rope_free(&r);
+	}
+}
+
 /* Gemma 4's proportional type: the first n = int(F R // 2) pairs turn at
  * theta^(-2j/R) / factor, the others not at all (cos 1, sin 0), in both
  * precisions; closed forms in double, rounded once. */
@@ -614,6 +654,7 @@ int main(void)
 		cmocka_unit_test(test_dynamic),
 		cmocka_unit_test(test_longrope),
 		cmocka_unit_test(test_float32_emulation),
+		cmocka_unit_test(test_torch_known_answers),
 		cmocka_unit_test(test_bad_params),
 		cmocka_unit_test(test_proportional),
 		cmocka_unit_test(test_llama3_equal_factors),
