@@ -17,7 +17,7 @@
 #include "io/hfconfig.h"
 
 struct rope_opts {
-	int table, layout, scaling, truncate, no_truncate;
+	int table, layout, scaling, truncate, no_truncate, torch_trig;
 	int64_t offset;
 	double theta, partial_rotary_factor, factor, beta_fast, beta_slow, mscale, mscale_all_dim;
 	double attention_factor, low_freq_factor, high_freq_factor;
@@ -35,6 +35,8 @@ struct rope_opts {
 static const char *const tables[] = { "cos", "sin", "inv-freq", "angles", "all", NULL };
 /* --layout's names: half (0, the default) or interleaved (1) */
 static const char *const layouts[] = { "half", "interleaved", NULL };
+/* --torch-trig's names: Tensor.cos()/.sin() (0) or torch.polar (1) */
+static const char *const trigs[] = { "tensor", "polar", NULL };
 
 /* which scalings use an option: bit (1 << scaling) */
 #define S(x) (1u << PE_ROPE_##x)
@@ -87,6 +89,9 @@ static const struct pe_optdef rows[] = {
 		   "longrope: R/2 factors, used when seq-len > L0"), .applies = S(LONGROPE) },
 	{ PE_FILE("from-config", 0, "FILE", O(from_config),
 		  "read a Hugging Face config.json; options override it") },
+	{ PE_CHOICE("torch-trig", 0, "T", O(torch_trig), trigs,
+		    "float32 cos/sin: tensor (emb.cos()/.sin(), per --torch-vml) or\n"
+		    "polar (torch.polar: glibc's cosf/sinf; Llama 4's, DeepSeek-V2's)") },
 	{ 0 }
 };
 #undef S
@@ -111,6 +116,7 @@ static void apply_config(const struct pe_hfconfig *c, struct pe_rope_params *p)
 	p->scaling = c->scaling;
 	if (c->interleaved)
 		p->layout = PE_LAYOUT_INTERLEAVED;
+	p->polar = c->polar;
 	if (c->factor > 0)
 		p->factor = c->factor;
 	p->original_max = c->original_max;
@@ -164,6 +170,11 @@ static int apply_options(struct pe_gen *g, const struct rope_opts *o, struct pe_
 		p->layout = o->layout == 0 ? PE_LAYOUT_HALF : PE_LAYOUT_INTERLEAVED;
 	p->precision = g->float32 ? PE_ROPE_FLOAT32 : PE_ROPE_EXACT;
 	p->torch = g->torch;
+	if (pe_gen_given(g, &o->torch_trig) && !g->float32)
+		return pe_fail(err, PE_ERR_USAGE,
+			       "--torch-trig applies to --precision float32 (PyTorch's kernels)");
+	if (pe_gen_given(g, &o->torch_trig))
+		p->polar = o->torch_trig == 1;
 	if (pe_gen_given(g, &o->theta))
 		p->theta = o->theta;
 	if (pe_gen_given(g, &o->factor))
@@ -285,8 +296,10 @@ static void record_meta(struct pe_gen *g, const struct pe_rope *r, const char *t
 	pe_meta_num(m, "theta", p->theta);
 	pe_meta_str(m, "scaling", pe_rope_scaling_name(s));
 	pe_meta_str(m, "precision", p->precision == PE_ROPE_EXACT ? "exact" : "float32");
-	if (p->precision == PE_ROPE_FLOAT32)
+	if (p->precision == PE_ROPE_FLOAT32) {
 		pe_gen_torch_meta(m, &p->torch);
+		pe_meta_str(m, "torch_trig", trigs[p->polar]);
+	}
 	if (cfgpath)
 		pe_meta_str(m, "config", cfgpath);
 	if (s != PE_ROPE_NONE && p->factor > 0)

@@ -570,15 +570,25 @@ static float f32_emb(const void *ctx, uint64_t g)
 }
 
 /* float32 cos/sin: torch's emb.cos() (or .sin()) times the attention
- * factor, rows [r0, r0 + nrows) */
+ * factor, rows [r0, r0 + nrows); polar: (torch.polar(1, freqs) * A).real
+ * (.imag), a complex64 times a real scalar being each part times it */
 static int fill_f32(const struct pe_rope_view *v, uint64_t r0, size_t nrows, float *out,
 		    struct pe_error *err)
 {
 	const struct pe_rope *r = v->rope;
 	size_t n = r->nfreq, R = (size_t)r->p.rotary_dim, i, j;
 	enum pe_torch_unary op = v->table == PE_ROPE_COS ? PE_TORCH_COS : PE_TORCH_SIN;
-	float *val, att = r->attention32;
+	float *val, att = r->attention32, a;
 
+	if (r->p.polar) {
+		for (i = 0; i < nrows; i++)
+			for (j = 0; j < n; j++) {
+				a = f_mul((float)(r->p.offset + (int64_t)(r0 + i)), r->inv32[j]);
+				put(out + i * R, j, n, r->p.layout,
+				    f_mul(op == PE_TORCH_COS ? pe_glibc_cosf(a) : pe_glibc_sinf(a), att));
+			}
+		return 0;
+	}
 	if (r->p.layout != PE_LAYOUT_INTERLEAVED) {
 		pe_torch_unary(&r->p.torch, op, f32_emb, r, r->p.positions * R, r0 * R, nrows * R,
 			       out);

@@ -281,6 +281,15 @@ static int interleaved_model(const char *model_type)
 	return 0;
 }
 
+/* The families whose rotary module returns torch.polar(ones, freqs) (a
+ * complex64 freqs_cis), whose cos and sin are glibc's cosf and sinf
+ * element by element on CPU, not Tensor.cos()/.sin(). */
+static int polar_model(const char *model_type)
+{
+	return strcmp(model_type, "llama4") == 0 || strcmp(model_type, "llama4_text") == 0 ||
+	       strcmp(model_type, "deepseek_v2") == 0;
+}
+
 /* partial rotary: the top level, the dict, GPT-NeoX's rotary_pct, its
  * model default; GPT-J's rotary_dim and pairs */
 static int partial_rotary(struct ctx *c, struct found *f, struct pe_hfconfig *h)
@@ -306,6 +315,7 @@ static int partial_rotary(struct ctx *c, struct found *f, struct pe_hfconfig *h)
 	if (count(c, f->root, NULL, "rotary_dim", &h->rotary_dim) != 0)
 		return -1;
 	h->interleaved = interleaved_model(h->model_type);
+	h->polar = polar_model(h->model_type);
 	return 0;
 }
 

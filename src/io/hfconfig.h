@@ -16,6 +16,8 @@
  *     gpt_neox (transformers' GPTNeoXConfig default; flagged in
  *     partial_default), else 1; GPT-J's rotary_dim gives the width directly
  *     and the interleaved layout;
+ *   - polar: model_type llama4, llama4_text or deepseek_v2, whose rotary
+ *     modules take cos and sin from torch.polar;
  *   - original max positions (yarn, llama3, longrope): the top-level
  *     original_max_position_embeddings, else the dict's, else
  *     max_position_embeddings; dynamic uses max_position_embeddings;
@@ -54,6 +56,7 @@ struct pe_hfconfig {
 	int partial_default;		/* the gpt_neox default 0.25 was applied */
 	uint64_t rotary_dim;		/* GPT-J rotary_dim, else 0 */
 	int interleaved;		/* GPT-J: pairs (2i, 2i+1) */
+	int polar;			/* cos/sin from torch.polar (Llama 4, DeepSeek-V2) */
 	uint64_t max_positions;		/* max_position_embeddings, 0 if absent */
 	uint64_t original_max;		/* resolved L0, 0 if none */
 	double factor;			/* 0 if absent */
