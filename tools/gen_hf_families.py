@@ -12,7 +12,9 @@ tests/reference/requirements.txt) that decide how a config.json's RoPE is read:
   flags           PARTIAL_IN_DEFAULT: its compute_default_rope_parameters reads
                   partial_rotary_factor (most families' default RoPE ignores it);
                   INTERLEAVED: its rotary module pairs columns 2k, 2k+1
-                  (repeat_interleave(freqs, 2) or torch.polar)
+                  (repeat_interleave(freqs, 2) or torch.polar);
+                  POLAR: its cos and sin come from torch.polar (a complex
+                  freqs_cis: glibc's cosf/sinf on CPU, not Tensor.cos())
   max_positions   its default max_position_embeddings (what L0 falls back to)
   ignore          its ignore_keys_at_rope_validation (keys of its own in the RoPE
                   dict that transformers does not warn about), space-separated
@@ -88,6 +90,8 @@ def main(out):
             flags.append("PE_HF_PARTIAL_IN_DEFAULT")
         if re.search(r"repeat_interleave\(freqs, 2|torch\.polar\(", src) or mt == "gptj":
             flags.append("PE_HF_INTERLEAVED")
+        if re.search(r"torch\.polar\(", src):
+            flags.append("PE_HF_POLAR")
         rope = None
         if flat:
             rest = {k: v for k, v in rp.items() if k != "partial_rotary_factor" and

@@ -17,7 +17,7 @@
 #include "io/hfconfig.h"
 
 struct rope_opts {
-	int table, layout, scaling, truncate, no_truncate;
+	int table, layout, scaling, truncate, no_truncate, torch_trig;
 	int64_t offset;
 	double theta, partial_rotary_factor, factor, beta_fast, beta_slow, mscale, mscale_all_dim;
 	double attention_factor, low_freq_factor, high_freq_factor;
@@ -36,6 +36,8 @@ struct rope_opts {
 static const char *const tables[] = { "cos", "sin", "inv-freq", "angles", "all", NULL };
 /* --layout's names: half (0, the default) or interleaved (1) */
 static const char *const layouts[] = { "half", "interleaved", NULL };
+/* --torch-trig's names: Tensor.cos()/.sin() (0) or torch.polar (1) */
+static const char *const trigs[] = { "tensor", "polar", NULL };
 
 /* which scalings use an option: bit (1 << scaling) */
 #define S(x) (1u << PE_ROPE_##x)
@@ -93,6 +95,9 @@ static const struct pe_optdef rows[] = {
 		  "--from-config: the RoPE of this layer type (full_attention, ...)") },
 	{ PE_U64("layer", 0, "K", O(layer), 0, (uint64_t)1 << 40,
 		 "--from-config: the RoPE of layer K (0-based)") },
+	{ PE_CHOICE("torch-trig", 0, "T", O(torch_trig), trigs,
+		    "float32 cos/sin: tensor (emb.cos()/.sin(), per --torch-vml) or\n"
+		    "polar (torch.polar: glibc's cosf/sinf; Llama 4's, DeepSeek-V2's)") },
 	{ 0 }
 };
 #undef S
@@ -123,6 +128,7 @@ static void apply_config(const struct pe_hfconfig *h, const struct pe_hfrope *c,
 	p->scaling = c->scaling;
 	if (h->interleaved)
 		p->layout = PE_LAYOUT_INTERLEAVED;
+	p->polar = h->polar;
 	if (c->factor > 0)
 		p->factor = c->factor;
 	p->original_max = c->original_max;
@@ -183,6 +189,11 @@ static int apply_options(struct pe_gen *g, const struct rope_opts *o, struct pe_
 		p->layout = o->layout == 0 ? PE_LAYOUT_HALF : PE_LAYOUT_INTERLEAVED;
 	p->precision = g->float32 ? PE_ROPE_FLOAT32 : PE_ROPE_EXACT;
 	p->torch = g->torch;
+	if (pe_gen_given(g, &o->torch_trig) && !g->float32)
+		return pe_fail(err, PE_ERR_USAGE,
+			       "--torch-trig applies to --precision float32 (PyTorch's kernels)");
+	if (pe_gen_given(g, &o->torch_trig))
+		p->polar = o->torch_trig == 1;
 	if (pe_gen_given(g, &o->theta))
 		p->theta = o->theta;
 	if (pe_gen_given(g, &o->factor))
@@ -305,8 +316,10 @@ static void record_meta(struct pe_gen *g, const struct pe_rope *r, const char *t
 	pe_meta_num(m, "theta", p->theta);
 	pe_meta_str(m, "scaling", pe_rope_scaling_name(s));
 	pe_meta_str(m, "precision", p->precision == PE_ROPE_EXACT ? "exact" : "float32");
-	if (p->precision == PE_ROPE_FLOAT32)
+	if (p->precision == PE_ROPE_FLOAT32) {
 		pe_gen_torch_meta(m, &p->torch);
+		pe_meta_str(m, "torch_trig", trigs[p->polar]);
+	}
 	if (cfgpath)
 		pe_meta_str(m, "config", cfgpath);
 	if (s != PE_ROPE_NONE && p->factor > 0)

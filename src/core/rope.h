@@ -51,7 +51,10 @@
  * emb = cat(freqs, freqs) (half layout; interleaved: cos/sin of the N x R/2
  * freqs, each value in both columns of its pair, as GPT-J builds its table),
  * emb.cos() and .sin() over the whole N x R tensor whose first row is the
- * table's first, times the attention factor in float32.  The yarn
+ * table's first, times the attention factor in float32; with params.polar
+ * Llama 4's freqs_cis = torch.polar(ones_like(freqs), freqs) * attention
+ * instead, cos and sin of each float32 angle by glibc's cosf and sinf
+ * (torch32.h), the same whatever the shape, capability or threads.  The yarn
  * correction range and every attention factor are computed in double in
  * both modes, as the Python code does.
  */
@@ -105,6 +108,9 @@ struct pe_rope_params {
 	const double *long_factor;
 	size_t nshort, nlong;
 	struct pe_torch torch;		/* float32: which PyTorch kernels (core/torch32.h) */
+	int polar;			/* float32: cos/sin as torch.polar(ones, freqs) gives
+					 * them (Llama 4, DeepSeek-V2): glibc's cosf/sinf of
+					 * each angle, not Tensor.cos()/.sin() */
 };
 
 struct pe_rope;
@@ -125,7 +131,9 @@ struct pe_rope {
 	double attention;		/* resolved attention factor */
 	float attention32;		/* (float)attention, float32 mode */
 	uint64_t seq_len;		/* resolved (dynamic, longrope) */
-	double dynamic_theta;		/* dynamic: the rescaled base */
+	double dynamic_theta;		/* dynamic: the rescaled base (float32 beyond L0:
+					 * the forward's float32 base) */
+	float dynamic_theta32;		/* dynamic, float32: the base torch.pow takes */
 	double yarn_low, yarn_high;	/* yarn: the correction range used */
 	int use_long;			/* longrope: long factors chosen */
 	int llama3_unordered;		/* llama3: high_freq_factor <= low_freq_factor, which

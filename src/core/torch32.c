@@ -5,6 +5,7 @@
  */
 #include "core/torch32.h"
 
+#include "core/mp.h"
 #include "core/sleef32.h"
 
 #include <dlfcn.h>
@@ -202,6 +203,151 @@ float pe_glibc_powf(float x, float y)
 			return sign_bias ? -0.0f : 0.0f;
 	}
 	return (float)glibc_exp2(ylogx, sign_bias);
+}
+
+/* ---- glibc's sinf and cosf ---- */
+
+/*
+ * The algorithm of glibc's sinf/cosf since 2018 (Szabolcs Nagy and Wilco
+ * Dijkstra, ARM optimized-routines): in double, |x| < 0.75 straight into
+ * the polynomials; below 120 one reduction by the nearest multiple n of
+ * pi/2 (n from a product with 2/pi scaled by 2^24); above, the integer
+ * product of the significand with 192 bits of 4/pi.  Then an odd degree-7
+ * polynomial for sin and an even degree-8 one for cos of the reduced
+ * argument, chosen and signed by the quadrant.  The constants are glibc's
+ * published table (s_sincosf_data.c).  fma() where GCC contracts a product
+ * into the sum that is its only use in the -mfma build.
+ */
+static const double sc_cos[5] = { 0x1p0, -0x1.ffffffd0c621cp-2, 0x1.55553e1068f19p-5,
+				  -0x1.6c087e89a359dp-10, 0x1.99343027bf8c3p-16 };
+static const double sc_sin[3] = { -0x1.555545995a603p-3, 0x1.1107605230bc4p-7,
+				  -0x1.994eb3774cf24p-13 };
+/* 4/pi, each entry 8 bits on from the last */
+static const uint32_t sc_inv_pio4[24] = {
+	0xa2,       0xa2f9,     0xa2f983,   0xa2f9836e, 0xf9836e4e, 0x836e4e44,
+	0x6e4e4415, 0x4e441529, 0x441529fc, 0x1529fc27, 0x29fc2757, 0xfc2757d1,
+	0x2757d1f5, 0x57d1f534, 0xd1f534dd, 0xf534ddc0, 0x34ddc0db, 0xddc0db62,
+	0xc0db6295, 0xdb629599, 0x6295993c, 0x95993c43, 0x993c4390, 0x3c439041,
+};
+#define SC_HPI 0x1.921fb54442d18p0		/* pi/2 */
+#define SC_HPI_INV 0x1.45f306dc9c883p+23	/* 2/pi * 2^24 */
+#define SC_PI63 0x1.921fb54442d18p-62		/* 2 pi * 2^-64 */
+
+/* the sine (n even) or cosine (n odd) polynomial of the reduced x, x2 =
+ * x * x; neg: the cosine's negated (glibc's second table, quadrants 2 and
+ * 3; its entries are exact negations) */
+static float sc_poly(double x, double x2, unsigned n, int neg)
+{
+	double x3, x4, x6, x7, s, p, c, c1, c2, k = neg ? -1.0 : 1.0;
+
+	if ((n & 1) == 0) {
+		x3 = x * x2;
+		p = fma(x2, sc_sin[2], sc_sin[1]);
+		x7 = x3 * x2;
+		s = fma(x3, sc_sin[0], x);
+		return (float)fma(x7, p, s);
+	}
+	x4 = x2 * x2;
+	c2 = fma(x2, k * sc_cos[4], k * sc_cos[3]);
+	c1 = fma(x2, k * sc_cos[1], k * sc_cos[0]);
+	x6 = x4 * x2;
+	c = fma(x4, k * sc_cos[2], c1);
+	return (float)fma(x6, c2, c);
+}
+
+/* the arithmetic shift v >> 24 (floor division), portably */
+static int32_t sc_asr24(int32_t v)
+{
+	return v >= 0 ? v >> 24 : -1 - ((-1 - v) >> 24);
+}
+
+/* |x| mod pi/2 for |x| >= 120 by the bits xi of x, the quadrant in *np */
+static double sc_reduce_large(uint32_t xi, int *np)
+{
+	const uint32_t *t = &sc_inv_pio4[(xi >> 26) & 15];
+	int shift = (int)((xi >> 23) & 7);
+	uint64_t n, r0, r1, r2;
+	int64_t v;
+
+	xi = ((xi & 0xffffffu) | 0x800000u) << shift;
+	r0 = (uint32_t)(xi * t[0]);
+	r1 = (uint64_t)xi * t[4];
+	r2 = (uint64_t)xi * t[8];
+	r0 = (r2 >> 32) | (r0 << 32);
+	r0 += r1;
+	n = (r0 + ((uint64_t)1 << 61)) >> 62;
+	r0 -= n << 62;
+	/* r0 as a signed 2.62 fixed-point fraction */
+	v = r0 < ((uint64_t)1 << 63) ? (int64_t)r0 : -(int64_t)(~r0) - 1;
+	*np = (int)n;
+	return (double)v * SC_PI63;
+}
+
+/* sin (want_cos 0) or cos (want_cos 1) of y */
+static float glibc_sincosf(float y, unsigned want_cos)
+{
+	static const double sign[4] = { 1.0, -1.0, -1.0, 1.0 };
+	uint32_t yi = pe_f32_bits(y), top = (yi >> 20) & 0x7ff;
+	double x = (double)y, s;
+	int32_t r;
+	unsigned n, q;
+	int nl;
+
+	if (top < 0x3f4) {	/* |y| < 0.75 */
+		if (top < 0x398)	/* |y| < 2^-12 */
+			return want_cos ? 1.0f : y;
+		return sc_poly(x, x * x, want_cos, 0);
+	}
+	if (top < 0x42f) {	/* |y| < 120 */
+		r = (int32_t)(x * SC_HPI_INV);
+		nl = (int)sc_asr24(r + 0x800000);
+		x = fma(-(double)nl, SC_HPI, x);
+		n = q = (unsigned)nl;
+	} else if (top < 0x7f8) {
+		x = sc_reduce_large(yi, &nl);
+		n = (unsigned)nl;
+		q = n + (yi >> 31);
+	} else {
+		return y - y;	/* inf, NaN: NaN */
+	}
+	s = sign[q & 3];
+	return sc_poly(x * s, x * x, want_cos ? n ^ 1 : n, (q & 2) != 0);
+}
+
+float pe_glibc_sinf(float x)
+{
+	return glibc_sincosf(x, 0);
+}
+
+float pe_glibc_cosf(float x)
+{
+	return glibc_sincosf(x, 1);
+}
+
+/* ---- torch.pow(Tensor, Scalar) ---- */
+
+float pe_torch_pow_exp(float x, double e)
+{
+	struct pe_mp t, u;
+	double est;
+
+	if (e == 2.0)
+		return x * x;
+	if (isnan(x) || isnan(e) || x < 0)
+		return NAN;
+	if (x == 0 || isinf(x) || e == 0 || x == 1.0f || isinf(e))
+		return (float)pow((double)x, e);
+	/* far beyond float32's range either way (and mp's exponents) */
+	est = e * log((double)x);
+	if (fabs(est) > 1000)
+		return est > 0 ? INFINITY : 0.0f;
+	/* exp(e ln x) to 2^-240: its nearest double, then float32 */
+	pe_mp_set_d(&t, (double)x);
+	pe_mp_log(&t, &t);
+	pe_mp_set_d(&u, e);
+	pe_mp_mul(&t, &t, &u);
+	pe_mp_exp(&t, &t);
+	return (float)pe_mp_to_d(&t);
 }
 
 /* ---- torch.pow(Scalar, Tensor) ---- */

@@ -10,7 +10,14 @@
  *   - torch.pow(Scalar, Tensor) (HF's `base ** (arange / dim)`):
  *     cpu_kernel_vec, so SLEEF's Sleef_powf_u10 on the first
  *     n - n % (2 lanes) elements and std::pow (glibc's powf) on the rest;
- *     lanes = 8 for ATen's AVX2 kernels, 16 for AVX-512.
+ *     lanes = 8 for ATen's AVX2 kernels, 16 for AVX-512; the same for
+ *     torch.pow(Tensor, Tensor) of a one-element base (dynamic NTK's).
+ *   - torch.pow(Tensor, Scalar) with a Python float exponent (dynamic NTK's
+ *     `(...) ** (R / (R - 2))`): std::pow(float, double), the double pow.
+ *   - torch.polar(abs, angle) (the complex freqs_cis of Llama 4 and
+ *     DeepSeek-V2): a scalar kernel, abs * std::cos(angle) and
+ *     abs * std::sin(angle) element by element, so glibc's cosf and sinf
+ *     whatever the capability, thread count or MKL.
  *   - cos, sin, exp of a float tensor (ATen's vml): in a build with MKL
  *     (pip's x86-64 wheels) MKL's vmsCos / vmsSin / vmsExp in VML_HA mode,
  *     whatever ATen's capability; in a build without MKL SLEEF's u10
@@ -72,8 +79,32 @@ int pe_torch_check(const struct pe_torch *t, struct pe_error *err);
  * emulated: what PyTorch's scalar tail calls. */
 float pe_glibc_powf(float x, float y);
 
+/* glibc's sinf and cosf (the algorithm of 2018 in sysdeps/ieee754/flt-32,
+ * as glibc 2.36 ships it), the build its x86-64 ifunc picks on a CPU with
+ * FMA and AVX2, emulated: what torch.polar calls element by element (ATen's
+ * polar kernel is scalar, std::cos and std::sin on each element, whatever
+ * the capability or thread count).  glibc's build without FMA rounds the
+ * reduction x - n pi/2 differently: it differs in 12 (sinf) and 22 (cosf)
+ * of the 2^32 inputs, all within 120 and near a multiple of pi/2 (measured
+ * with glibc 2.36); PyTorch's users, on CPUs with AVX2, get this one. */
+float pe_glibc_sinf(float x);
+float pe_glibc_cosf(float x);
+
+/* torch.pow(Tensor, Scalar) of a float32 element x and a Python float e
+ * other than ATen's special exponents (0.5, -0.5, -1, 3, -2):
+ * std::pow(float, double), the double power rounded to float32.  Computed
+ * as the correctly rounded double (of a 256-bit exp(e ln x), core/mp.h):
+ * glibc's pow is within 0.52 ulp of it, so the float32 could differ only
+ * where that double lies within an ulp of a float32 rounding boundary
+ * (test_sleef32.c compares with the C library's pow); the same bytes on
+ * every CPU.  e == 2 is ATen's x * x, the same value.  x < 0 gives NaN
+ * (but for e == 2). */
+float pe_torch_pow_exp(float x, double e);
+
 /* out[i] = base ** e[i], i < n, as torch.pow(Scalar, Tensor) on a
- * contiguous exponent tensor of n elements (n < 32768, one chunk). */
+ * contiguous exponent tensor of n elements (n < 32768, one chunk); also
+ * torch.pow(Tensor, Tensor) with a one-element base (the same loop, the
+ * base broadcast). */
 void pe_torch_pow_scalar(const struct pe_torch *t, float base, const float *e, float *out,
 			 size_t n);
 

@@ -129,7 +129,7 @@ static int list(struct ctx *c, const cJSON *obj, const char *dict, const char *k
 
 /* ---- what each model family's config class does (transformers 5.18) ---- */
 
-enum { PE_HF_PARTIAL_IN_DEFAULT = 1, PE_HF_INTERLEAVED = 2 };
+enum { PE_HF_PARTIAL_IN_DEFAULT = 1, PE_HF_INTERLEAVED = 2, PE_HF_POLAR = 4 };
 
 struct family {
 	const char *model_type;
@@ -417,6 +417,7 @@ static int model(struct ctx *c, const cJSON *root, struct build *b)
 	h->has_rope |= h->family_known;
 	h->interleaved = strcmp(h->model_type, "gptj") == 0 ||
 			 (b->fam && (b->fam->flags & PE_HF_INTERLEAVED));
+	h->polar = b->fam && (b->fam->flags & PE_HF_POLAR);
 	return 0;
 }
 

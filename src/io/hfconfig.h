@@ -103,6 +103,7 @@ struct pe_hfconfig {
 	char model_type[64];		/* "" if absent */
 	char prefix[16];		/* "text_config." when the text model is nested */
 	int interleaved;		/* pairs (2k, 2k+1): GPT-J, Llama 4, Cohere, ... */
+	int polar;			/* cos/sin from torch.polar (Llama 4, DeepSeek-V2) */
 	int family_known;		/* model_type is a family of transformers with RoPE */
 	uint64_t max_positions;		/* max_position_embeddings, 0 if absent */
 	size_t ntypes;

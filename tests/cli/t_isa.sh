@@ -87,6 +87,13 @@ else
 		--layout interleaved --theta 500000 -n 333 -d 6 -f raw
 	isa_same "float32 rope yarn inv-freq" generate rope --precision float32 --torch-cpu avx2 \
 		--scaling yarn --factor 4 --original-max-positions 4096 --table inv-freq -d 80 -f raw
+	# torch.polar: glibc's sinf/cosf emulated with fma(), angles on both sides
+	# of its 120 (one-step and 4/pi-table reductions); dynamic's float32 base
+	isa_same "float32 rope polar sin" generate rope --precision float32 --torch-cpu avx2 \
+		--torch-trig polar --layout interleaved --theta 500000 --table sin -n 700 -d 80 -f raw
+	isa_same "float32 rope dynamic inv-freq" generate rope --precision float32 --torch-cpu avx512 \
+		--scaling dynamic --factor 2 --original-max-positions 512 --seq-len 4016 \
+		--table inv-freq -d 64 -f raw
 	isa_same "float32 sinusoidal (PyTorch tutorial)" generate sinusoidal --precision float32 \
 		--torch-cpu avx2 -n 600 -d 64 -f raw
 	isa_same "float32 sinusoidal fairseq, odd width, padding row" generate sinusoidal \

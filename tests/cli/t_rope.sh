@@ -70,6 +70,8 @@ usage_error "rope --torch-vml without float32" generate sinusoidal -n 2 -d 8 --t
 usage_error "rope --torch-cpu avx3" generate rope -n 2 -d 8 --precision float32 --torch-cpu avx3
 usage_error "rope --torch-threads 0" generate rope -n 2 -d 8 --precision float32 --torch-threads 0
 usage_error "sinusoidal float32 marian" generate sinusoidal --preset marian -n 2 -d 8 --precision float32
+usage_error "rope --torch-trig without float32" generate rope -n 2 -d 8 --torch-trig polar
+usage_error "rope --torch-trig sine" generate rope -n 2 -d 8 --precision float32 --torch-trig sine
 usage_error "rope factor > 1" generate rope -d 8 --partial-rotary-factor 1.5
 usage_error "rope unknown table" generate rope --table tan
 usage_error "rope unknown scaling" generate rope --scaling ntk
@@ -120,6 +122,25 @@ data_error "config no rope fields" "no RoPE field" generate rope --from-config "
 data_error "config unknown rope type" "rope_type 'su'" generate rope --from-config "$D/rope_bad_unknown.json"
 data_error "config not json" "not valid JSON" generate rope --from-config "$D/../cli/run.sh"
 data_error "config missing file" "cannot open" generate rope --from-config "$T/nonexistent.json"
+
+# Llama 4's rotary module takes cos/sin from torch.polar: glibc's cosf, whose
+# cos(1) is 0x3f0a5140 in torch 2.13 (Tensor.cos() gives 0x3f0a5141)
+L4=$T/llama4.json
+printf '{"model_type":"llama4_text","hidden_size":256,"num_attention_heads":4,"head_dim":64,"rope_parameters":{"rope_type":"default","rope_theta":500000.0}}' >"$L4"
+run generate rope --from-config "$L4" -n 2 --precision float32
+check "config llama4 float32: torch.polar's cos(1)" [ "$(sed -n 2p "$T/out" | cut -d, -f1-2)" = "0.5403023,0.5403023" ]
+run generate rope --from-config "$L4" -n 2 --precision float32 --torch-trig tensor
+check "config llama4 --torch-trig tensor: Tensor.cos()'s" [ "$(sed -n 2p "$T/out" | cut -d, -f1-2)" = "0.54030234,0.54030234" ]
+run generate rope --from-config "$L4" -n 2 --precision float32 --table sin -f json
+check "config llama4 float32: meta torch_trig polar" grep -q '"torch_trig":"polar"' "$T/out"
+run generate rope -d 64 --theta 500000 -n 2 --precision float32 --torch-trig polar
+check "--torch-trig polar without a config" [ "$(sed -n 2p "$T/out" | cut -d, -f1)" = "0.5403023" ]
+
+# dynamic beyond L0 in float32: the forward's float32 base (torch's inv_freq[5]
+# is 0x3e1d6d9f; a double base gave 0x3e1d6da0)
+printf '{"hidden_size":256,"num_attention_heads":4,"max_position_embeddings":512,"rope_parameters":{"rope_type":"dynamic","rope_theta":10000.0,"factor":2.0}}' >"$T/dyn.json"
+run generate rope --from-config "$T/dyn.json" -n 4016 --precision float32 --table inv-freq
+check "config dynamic float32 at 4016: torch's inv_freq[5]" [ "$(sed -n 6p "$T/out")" = "0.15373848" ]
 
 # A config's values are judged by core/rope.c alone; its messages name the
 # file's keys, never options the user did not give, and are data errors.

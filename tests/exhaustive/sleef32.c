@@ -3,7 +3,7 @@
  * Debian's libsleef: sin, cos and exp in vectors of 16 consecutive patterns
  * (AVX-512F) and 8 (AVX2), pow with the pattern's magnitude as base and an
  * exponent stream; glibc's powf emulation against this C library's on the
- * same bases.  PE_EXHAUSTIVE_SLICE=K/N: only vectors K mod N.  Prints the
+ * same bases, and its sinf and cosf on every pattern.  PE_EXHAUSTIVE_SLICE=K/N: only vectors K mod N.  Prints the
  * counts; exit 1 on any mismatch.  About 10 minutes on one core.
  */
 #include <math.h>
@@ -18,9 +18,10 @@
 
 int main(void)
 {
-	static const char *const names[] = { "sin", "cos", "exp", "pow", "glibc powf" };
+	static const char *const names[] = { "sin", "cos", "exp", "pow", "glibc powf",
+					     "glibc sinf", "glibc cosf" };
 	const char *slice = getenv("PE_EXHAUSTIVE_SLICE");
-	uint64_t u, n[5] = { 0 }, bad[5] = { 0 }, K = 0, N = 1;
+	uint64_t u, n[7] = { 0 }, bad[7] = { 0 }, K = 0, N = 1;
 	int has2 = ref_has_avx2(), has512 = ref_has_avx512(), f, rc = 0;
 	float x[16], ax[16], y[16], out[16];
 	size_t k, h;
@@ -60,8 +61,14 @@ int main(void)
 		for (k = 0; k < 16; k++, n[4]++)
 			if (!ref_same(powf(ax[k], y[k]), pe_glibc_powf(ax[k], y[k])) && bad[4]++ < 5)
 				printf("powf %a %a\n", (double)ax[k], (double)y[k]);
+		for (k = 0; k < 16; k++, n[5]++, n[6]++) {
+			if (!ref_same(sinf(x[k]), pe_glibc_sinf(x[k])) && bad[5]++ < 5)
+				printf("sinf %a\n", (double)x[k]);
+			if (!ref_same(cosf(x[k]), pe_glibc_cosf(x[k])) && bad[6]++ < 5)
+				printf("cosf %a\n", (double)x[k]);
+		}
 	}
-	for (f = 0; f < 5; f++) {
+	for (f = 0; f < 7; f++) {
 		printf("sleef32: %s: %llu lanes, %llu differ\n", names[f], (unsigned long long)n[f],
 		       (unsigned long long)bad[f]);
 		rc |= bad[f] != 0;

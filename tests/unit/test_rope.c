@@ -421,6 +421,100 @@ static void test_float32_emulation(void **state)
 	pe_rope_free(&f);
 }
 
+/*
+ * Known answers from torch 2.13.0+cpu (pip, x86-64 with AVX-512) and
+ * transformers 5.18.0, as bit patterns:
+ *   dynamic: LlamaRotaryEmbedding of LlamaConfig(hidden_size=256,
+ *     num_attention_heads=4, max_position_embeddings=512, rope_parameters=
+ *     {rope_type: dynamic, rope_theta: 10000.0, factor: 2.0}) after its
+ *     forward at position_ids arange(4016): the inv_freq buffer, computed
+ *     in float32 tensors from the int64 seq_len (a double base put 14 of
+ *     these 32 values 1 or 2 ulp off);
+ *   polar: Llama4TextRotaryEmbedding of Llama4TextConfig(hidden_size=256,
+ *     num_attention_heads=4, head_dim=64, rope_parameters={rope_type:
+ *     default, rope_theta: 500000.0}) at arange(2048): freqs_cis.real and
+ *     .imag of rows 1 and 235, torch.polar's cos and sin (that build's
+ *     Tensor.cos() and .sin() of the same angles, MKL's, differ in 3 values
+ *     of row 1 and 10 of row 235).
+ */
+static const uint32_t ka_dynamic_inv[32] = {
+	0x3f800000, 0x3f3008b2, 0x3ef217eb, 0x3ea678ab, 0x3e64f13b, 0x3e1d6d9f, 0x3dd8816d,
+	0x3d94e055, 0x3d4cbe93, 0x3d0cc9fa, 0x3cc19f48, 0x3c852415, 0x3c371aa9, 0x3bfbd118,
+	0x3bad2850, 0x3b6e2331, 0x3b23c049, 0x3ae13384, 0x3a9adb11, 0x3a54f7bd, 0x3a12718e,
+	0x39c96616, 0x398a7d07, 0x393e7551, 0x3902f721, 0x38b41cb3, 0x3877b3b2, 0x382a53f5,
+	0x37ea3f04, 0x37a11347, 0x375d8573, 0x37185346,
+};
+static const uint32_t ka_polar[4][32] = {
+	{ /* cos, row 1 */
+	  0x3f0a5140, 0x3f49abe4, 0x3f679391, 0x3f752591, 0x3f7b3395, 0x3f7de219, 0x3f7f112e,
+	  0x3f7f96cc, 0x3f7fd1aa, 0x3f7feb98, 0x3f7ff703, 0x3f7ffc0b, 0x3f7ffe42, 0x3f7fff3c,
+	  0x3f7fffa9, 0x3f7fffda, 0x3f7fffef, 0x3f7ffff9, 0x3f7ffffd, 0x3f7fffff, 0x3f7fffff,
+	  0x3f800000, 0x3f800000, 0x3f800000, 0x3f800000, 0x3f800000, 0x3f800000, 0x3f800000,
+	  0x3f800000, 0x3f800000, 0x3f800000, 0x3f800000 },
+	{ /* sin, row 1 */
+	  0x3f576aa4, 0x3f1daf6a, 0x3eda4036, 0x3e93800d, 0x3e4555aa, 0x3e036998, 0x3daeae47,
+	  0x3d67fe9a, 0x3d19ff7d, 0x3ccc69da, 0x3c87a82d, 0x3c340c7f, 0x3beef6c4, 0x3b9e93d9,
+	  0x3b527708, 0x3b0baa3a, 0x3ab95d1d, 0x3a7603e8, 0x3a23418c, 0x39d8ac81, 0x398fc8f8,
+	  0x393ed4f4, 0x38fd45c3, 0x38a8126b, 0x385f10c4, 0x381406cb, 0x37c47610, 0x37825f34,
+	  0x372d07a7, 0x36e5a54d, 0x369864a7, 0x364a41b0 },
+	{ /* cos, row 235 */
+	  0xbf506f50, 0x3ed8e84b, 0xbf7b90ce, 0x3f6773dd, 0xbc99a49a, 0x3ec5af80, 0x3eb08a83,
+	  0x3f3b23b4, 0xbf551896, 0x3f69e3d6, 0xbf3b4b01, 0xbf5906a4, 0xbe11e9c7, 0x3ed71496,
+	  0x3f3a7def, 0x3f608faf, 0x3f71fdf7, 0x3f79ccaa, 0x3f7d4367, 0x3f7ecb2c, 0x3f7f77f1,
+	  0x3f7fc413, 0x3f7fe59c, 0x3f7ff461, 0x3f7ffae2, 0x3f7ffdbf, 0x3f7fff02, 0x3f7fff90,
+	  0x3f7fffcf, 0x3f7fffea, 0x3f7ffff6, 0x3f7ffffc },
+	{ /* sin, row 235 */
+	  0x3f14a153, 0xbf67e44b, 0x3e3dc479, 0xbedac694, 0x3f7ff479, 0xbf6c2603, 0x3f704ceb,
+	  0x3f2eaf57, 0x3f0dddce, 0xbed02612, 0xbf2e8533, 0x3f07c73d, 0x3f7d6341, 0x3f68511b,
+	  0x3f2f6046, 0x3ef5d4c6, 0x3ea70b08, 0x3e600212, 0x3e15545d, 0x3dc69658, 0x3d83e619,
+	  0x3d2f1fd1, 0x3ce8770d, 0x3c9a4692, 0x3c4cc307, 0x3c07e1d6, 0x3bb45825, 0x3b6f5aa6,
+	  0x3b1ed5fc, 0x3ad2ceb8, 0x3a8be463, 0x3a39aa4c },
+};
+
+static void test_torch_known_answers(void **state)
+{
+	struct pe_rope_params p;
+	struct pe_rope r;
+	float *t[2];
+	size_t j, k, row;
+	int cpu;
+
+	(void)state;
+	/* both vector widths: 32 exponents are whole pairs of vectors either way */
+	for (cpu = PE_TORCH_AVX2; cpu <= PE_TORCH_AVX512; cpu++) {
+		p = params(4016, 64);
+		p.precision = PE_ROPE_FLOAT32;
+		p.torch.cpu = (enum pe_torch_cpu)cpu;
+		p.scaling = PE_ROPE_DYNAMIC;
+		p.factor = 2;
+		p.original_max = 512;
+		init_ok(&r, &p);
+		for (j = 0; j < 32; j++)
+			assert_true(pe_f32_bits(r.inv32[j]) == ka_dynamic_inv[j]);
+		pe_rope_free(&r);
+
+		p = params(2048, 64);
+		p.precision = PE_ROPE_FLOAT32;
+		p.torch.cpu = (enum pe_torch_cpu)cpu;
+		p.theta = 500000;
+		p.layout = PE_LAYOUT_INTERLEAVED;
+		p.polar = 1;
+		init_ok(&r, &p);
+		t[0] = table(&r, PE_ROPE_COS);
+		t[1] = table(&r, PE_ROPE_SIN);
+		for (k = 0; k < 4; k++) {
+			row = k < 2 ? 1 : 235;
+			for (j = 0; j < 32; j++) {
+				assert_true(pe_f32_bits(t[k % 2][row * 64 + 2 * j]) == ka_polar[k][j]);
+				assert_true(pe_f32_bits(t[k % 2][row * 64 + 2 * j + 1]) == ka_polar[k][j]);
+			}
+		}
+		free(t[0]);
+		free(t[1]);
+		pe_rope_free(&r);
+	}
+}
+
 /* Gemma 4's proportional type: the first n = int(F R // 2) pairs turn at
  * theta^(-2j/R) / factor, the others not at all (cos 1, sin 0), in both
  * precisions; closed forms in double, rounded once. */
@@ -614,6 +708,7 @@ int main(void)
 		cmocka_unit_test(test_dynamic),
 		cmocka_unit_test(test_longrope),
 		cmocka_unit_test(test_float32_emulation),
+		cmocka_unit_test(test_torch_known_answers),
 		cmocka_unit_test(test_bad_params),
 		cmocka_unit_test(test_proportional),
 		cmocka_unit_test(test_llama3_equal_factors),

@@ -1,7 +1,7 @@
 /*
  * The float32 emulation (core/sleef32.h, core/torch32.h) against the real
  * thing: Debian's libsleef vector functions (tests/unit/sleef_ref.h) and the
- * C library's powf.  A sample of every float32 here (inputs spaced by a
+ * C library's powf, sinf, cosf and pow.  A sample of every float32 here (inputs spaced by a
  * prime stride over all 2^32 patterns, and the angles of real tables);
  * make check-exhaustive runs all of them (tests/exhaustive/sleef32.c).
  */
@@ -204,6 +204,107 @@ static void test_glibc_powf(void **state)
 	assert_int_equal(bad, 0);
 }
 
+/* sinf and cosf of x by libm and the emulation; 1 when they differ */
+static int sincos_differ(float x, uint64_t *bad)
+{
+	float s = sinf(x), c = cosf(x), es = pe_glibc_sinf(x), ec = pe_glibc_cosf(x);
+
+	if (ref_same(s, es) && ref_same(c, ec))
+		return 0;
+	if ((*bad)++ < 3)
+		print_message("%a: libm %a %a, emulation %a %a\n", (double)x, (double)s, (double)c,
+			      (double)es, (double)ec);
+	return 1;
+}
+
+/* glibc's sinf and cosf, the FMA build (torch.polar's cos and sin on CPUs
+ * with AVX2): the emulation against this C library's, on a sample of all
+ * patterns, the angles of rope tables, and the edges of each path */
+static void test_glibc_sincosf(void **state)
+{
+	static const float edges[] = {
+		0.0f, -0.0f, 1e-45f, -1e-45f, 1.17549435e-38f, 0x1p-12f, -0x1p-12f, 0x1.fffffep-13f,
+		0.74999994f, 0.75f, -0.75f, 0.7853982f, 1.0f, 1.5707964f, 3.1415927f, 119.99999f,
+		120.0f, -120.0f, 120.00001f, 1e10f, -1e10f, 3.4028235e38f, -3.4028235e38f,
+		INFINITY, -INFINITY, NAN, 0x1p24f, 0x1.921fb6p+24f, 8.5e37f, -2.5e-30f,
+	};
+	uint64_t u, n = 0, bad = 0;
+	size_t i;
+	int p, j;
+
+	(void)state;
+#if !defined(__GLIBC__)
+	skip();
+#endif
+	if (!ref_has_avx2()) {
+		print_message("no FMA: this glibc runs its other sinf/cosf build\n");
+		skip();
+	}
+	for (u = 0; u < ((uint64_t)1 << 32); u += pe_test_quick() ? 40009 : 1009) {
+		uint32_t w = (uint32_t)u;
+		float x;
+
+		memcpy(&x, &w, sizeof w);
+		n += 2;
+		sincos_differ(x, &bad);
+	}
+	for (i = 0; i < sizeof edges / sizeof edges[0]; i++, n += 2)
+		sincos_differ(edges[i], &bad);
+	/* Llama 4's angles: p inv_j, theta 500000, R 128 */
+	for (p = 0; p < 300000; p += 97)
+		for (j = 0; j < 64; j++, n += 2)
+			sincos_differ((float)p * (1.0f / (float)pow(500000.0, j / 64.0)), &bad);
+	print_message("glibc sinf/cosf: %llu values, %llu differ\n", (unsigned long long)n,
+		      (unsigned long long)bad);
+	assert_int_equal(bad, 0);
+}
+
+/* (float)pow(x, R/(R-2)) by libm and the emulation for R = 4 .. 1024 */
+static void pow_exp_differ(uint32_t w, uint64_t *n, uint64_t *bad)
+{
+	float x;
+	unsigned R;
+
+	memcpy(&x, &w, sizeof w);
+	for (R = 4; R <= 1024; R += R < 16 ? 2 : 126) {
+		double e = (double)R / (double)(R - 2);
+		float a = (float)pow((double)x, e), b = pe_torch_pow_exp(x, e);
+
+		++*n;
+		if (!ref_same(a, b) && (*bad)++ < 3)
+			print_message("pow(%a, %a): libm %a, emulation %a\n", (double)x, e, (double)a,
+				      (double)b);
+	}
+}
+
+/* torch.pow(Tensor, Scalar), std::pow(float, double): the emulation against
+ * this C library's double pow rounded to float32, for exponents R/(R-2) on a
+ * sample of all positive floats and more densely on dynamic's bases
+ * (factor L / L0 - (factor - 1), 1 to 2^20); 9 us a value */
+static void test_torch_pow_exp(void **state)
+{
+	uint64_t u, n = 0, bad = 0, step = pe_test_quick() ? 10 : 1;
+
+	(void)state;
+	for (u = 0; u < ((uint64_t)1 << 31); u += 1000003 * step)
+		pow_exp_differ((uint32_t)u, &n, &bad);
+	for (u = 0x3f800000u; u < 0x3f800000u + ((uint64_t)20 << 23); u += 40009 * step)
+		pow_exp_differ((uint32_t)u, &n, &bad);
+	/* x < 0 (a non-integer power), 0, 1, inf, NaN, beyond float32 */
+	assert_true(isnan(pe_torch_pow_exp(-2.0f, 1.5)));
+	assert_true(pe_torch_pow_exp(-2.0f, 2.0) == 4.0f);
+	assert_true(pe_torch_pow_exp(0.0f, 1.5) == 0.0f);
+	assert_true(pe_torch_pow_exp(1.0f, 1e300) == 1.0f);
+	assert_true(isinf(pe_torch_pow_exp(INFINITY, 1.5)));
+	assert_true(isnan(pe_torch_pow_exp(NAN, 1.5)));
+	assert_true(isinf(pe_torch_pow_exp(3e38f, 1.5)));
+	assert_true(pe_torch_pow_exp(1e-30f, 1.5) == (float)pow(1e-30, 1.5));
+	assert_true(pe_torch_pow_exp(1e-30f, 2000.0) == 0.0f);
+	print_message("torch pow(tensor, double): %llu values, %llu differ\n",
+		      (unsigned long long)n, (unsigned long long)bad);
+	assert_int_equal(bad, 0);
+}
+
 /* torch.pow(Scalar, Tensor): SLEEF on whole pairs of vectors, glibc after */
 static void test_pow_split(void **state)
 {
@@ -237,6 +338,8 @@ int main(void)
 		cmocka_unit_test(test_rope_angles),
 		cmocka_unit_test(test_edges),
 		cmocka_unit_test(test_glibc_powf),
+		cmocka_unit_test(test_glibc_sincosf),
+		cmocka_unit_test(test_torch_pow_exp),
 		cmocka_unit_test(test_pow_split),
 	};
 
