@@ -131,3 +131,13 @@ s2=$?
 check "two writers: both succeed" [ "$s1$s2" = 00 ]
 check "two writers: the file is one whole result" eval 'same_output "$R/two/t.csv" "$R/one-a.csv" || same_output "$R/two/t.csv" "$R/one-b.csv"'
 check "two writers: nothing else left" eval '[ -s "$R/two/t.csv" ] && [ "$(ls -A "$R/two")" = t.csv ]'
+
+# Issue 18, the input side (findings of research/reliability-2.md): each
+# check needs posenc's own output or message.
+I=$T/rel18
+mkdir -p "$I"
+
+# 3. 200,000 keys in config.json: linear, not quadratic (it took 65 s)
+"$PY" -c "import json,sys; d={'hidden_size':64,'num_attention_heads':4,'rope_theta':10000}; d.update(('k%d'%i,0) for i in range(200000)); json.dump(d, open(sys.argv[1],'w'))" "$I/many.json"
+run_timeout 10 generate rope --from-config "$I/many.json" -n 2 --table inv-freq
+check "config with 200,000 keys: read in seconds" ok_and [ "$(sed -n 2p "$T/out")" = "0.31622776" ]

@@ -294,6 +294,17 @@ def main():
                                       '"max_position_embeddings": 8, "original_max_position_embeddings": 4}',
                  }.items():
         put("hfconfig", n, b)
+    # large objects: keep_last() once compared every key with every later
+    # one (200,000 keys took 65 s); small enough to keep the fuzzer fast
+    base = '"hidden_size": 64, "num_attention_heads": 4, "rope_theta": 10000'
+    many = ", ".join('"k%d": %d' % (i, i) for i in range(4000))
+    put("hfconfig", "many_keys.json", "{%s, %s}" % (base, many))
+    put("hfconfig", "many_dups.json",
+        "{%s, %s}" % (base, ", ".join('"rope_theta": %d' % (i + 1) for i in range(3000))))
+    put("hfconfig", "wide_scaling.json",
+        '{%s, "rope_scaling": {"rope_type": "linear", %s, %s, "factor": 2}}'
+        % (base, ", ".join('"f%d": [%d]' % (i % 500, i) for i in range(2000)),
+           ", ".join('"factor": %d' % (i + 1) for i in range(100))))
 
 
 main()

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "io/hfconfig.h"
 #include "testutil.h"
@@ -50,6 +51,46 @@ static void test_duplicates_and_trailing(void **state)
 	pe_hfconfig_free(&c);
 	parse_bad("{\"rope_theta\": 10000} x", "more text after the object, at byte 22");
 	parse_bad("{\"rope_theta\": 10000}{}", "more text after the object, at byte 21");
+}
+
+/* 200,000 keys, every 1000th written twice, and a repeated key in a nested
+ * object before them: the same survivors, count and first path as the
+ * pairwise rule, in well under a second (that rule took 65 s). */
+static void test_many_keys(void **state)
+{
+	size_t n = pe_test_quick() ? 20000 : 200000, i, at = 0, size = 64 + n * 40;
+	char *text = malloc(size);
+	struct pe_hfconfig c;
+	struct pe_error err = { PE_OK, "" };
+	clock_t t0;
+	double cpu;
+
+	(void)state;
+	assert_non_null(text);
+	at += (size_t)snprintf(text + at, size - at,
+			       "{\"a\": {\"x\": 1, \"y\": [{\"z\": 1, \"z\": 2}], \"x\": 2}, \"rope_theta\": 1");
+	for (i = 0; i < n; i++)
+		at += (size_t)snprintf(text + at, size - at, ", \"k%zu\": %zu", i, i);
+	for (i = 0; i < n; i += 1000)
+		at += (size_t)snprintf(text + at, size - at, ", \"k%zu\": -1", i);
+	at += (size_t)snprintf(text + at, size - at,
+			       ", \"rope_scaling\": {\"rope_type\": \"linear\", \"factor\": 2, \"factor\": 3},"
+			       " \"hidden_size\": 64, \"num_attention_heads\": 4, \"rope_theta\": 500000}");
+	assert_true(at < size);
+	t0 = clock();
+	assert_int_equal(pe_hfconfig_parse(text, at, "x.json", &c, &err), 0);
+	cpu = (double)(clock() - t0) / CLOCKS_PER_SEC;
+	assert_true(c.theta == 500000.0);
+	assert_true(c.factor == 3.0);
+	assert_int_equal(c.head_dim, 16);
+	/* a.x, a.y.z (inside the kept a), rope_theta, n / 1000 k's, factor */
+	assert_int_equal(c.duplicates, 2 + 1 + n / 1000 + 1);
+	assert_string_equal(c.duplicate, "a.x");
+	pe_hfconfig_free(&c);
+	if (!pe_test_quick() && cpu > 1.0)
+		fail_msg("%zu keys took %.2f s of CPU", n, cpu);
+	print_message("%zu keys: %.3f s of CPU\n", n, cpu);
+	free(text);
 }
 
 static void test_default(void **state)
@@ -268,6 +309,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_duplicates_and_trailing),
+		cmocka_unit_test(test_many_keys),
 		cmocka_unit_test(test_default),
 		cmocka_unit_test(test_linear_legacy_type),
 		cmocka_unit_test(test_dynamic),
