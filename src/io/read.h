@@ -3,9 +3,12 @@
  * byte buffer (so a fuzzer can drive it in-process) with one file wrapper
  * for them all.
  *
- *   npy          versions 1.0, 2.0, 3.0; dtypes f2, f4, f8 in either byte
- *                order ('<', '>', '='); C or Fortran order; any header
- *                padding; 0-D is 1 x 1, 1-D (N,) is N x 1
+ *   npy          versions 1.0, 2.0, 3.0; float16, float32, float64 in
+ *                every spelling np.load reads ('<f4', '>f8', '|f4', 'f4',
+ *                '<f', 'e', 'float32', 'double', 'f4,' ...) and in the
+ *                byte order it reads them ('|', '=' and none: the host's);
+ *                C or Fortran order; any header padding; 0-D is 1 x 1,
+ *                1-D (N,) is N x 1
  *   safetensors  F32, F16, BF16, F64; validated as the reference reader
  *                does (header size, UTF-8 JSON, offsets contiguous from 0
  *                without gaps or overlap, sizes = shape x dtype, the buffer

@@ -141,3 +141,46 @@ mkdir -p "$I"
 "$PY" -c "import json,sys; d={'hidden_size':64,'num_attention_heads':4,'rope_theta':10000}; d.update(('k%d'%i,0) for i in range(200000)); json.dump(d, open(sys.argv[1],'w'))" "$I/many.json"
 run_timeout 10 generate rope --from-config "$I/many.json" -n 2 --table inv-freq
 check "config with 200,000 keys: read in seconds" ok_and [ "$(sed -n 2p "$T/out")" = "0.31622776" ]
+
+# 8. npy descr spellings: posenc reads a file exactly when np.load reads it
+# as float16/32/64, in the byte order np.load uses (values 1.5 and -2, so a
+# wrong order shows in the dot products), and refuses the rest
+"$PY" - "$I" <<'PYEOF' >"$I/descr.list"
+import struct, sys, warnings
+import numpy as np
+warnings.simplefilter("ignore")
+d = sys.argv[1]
+for i, descr in enumerate(["f4", "|f4", "<f", ">f", "=f", "float32", "single", "f 04", ">f+08",
+                           "f4,", "<f4, ", "e", "|e", ">e", "half", "float16", "|f2", "d", "=d",
+                           "float64", "double", "float", "float_", "f8", "|f8", ">d,",
+                           "f-4", "f4 ", "<float32", "Float32", "f1", "g", "<f16", "<i4", "e2", "f4.0"]):
+    h = ("{'descr': %r, 'fortran_order': False, 'shape': (2, 1), }" % descr).encode()
+    h += b" " * (-(10 + len(h) + 1) % 64) + b"\n"
+    try:
+        t = np.dtype(descr)
+        ok = t.kind == "f" and t.itemsize in (2, 4, 8)
+        data = np.array([[1.5], [-2]], dtype=t).tobytes() if ok else b"\0" * 16
+    except Exception:
+        ok, data = False, b"\0" * 16
+    name = "%s/d%02d.npy" % (d, i)
+    open(name, "wb").write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(h)) + h + data)
+    try:
+        a = np.load(name)
+        ok = a.dtype.kind == "f" and a.dtype.itemsize in (2, 4, 8) and a.ravel().tolist() == [1.5, -2]
+    except Exception:
+        ok = False
+    print(name, "read" if ok else "refused")
+PYEOF
+descr_bad=0 descr_n=0
+while read -r f want; do
+	descr_n=$((descr_n + 1))
+	run similarity -i "$f" --metric dot
+	if [ "$want" = read ]; then
+		[ "$status" -eq 0 ] && [ "$(cat "$T/out")" = "2.25,-3
+-3,4" ] || descr_bad=$((descr_bad + 1))
+	else
+		[ "$status" -eq 1 ] && grep -q "is not float16, float32 or float64$" "$T/err" ||
+			descr_bad=$((descr_bad + 1))
+	fi
+done <"$I/descr.list"
+check "npy descr: every spelling np.load reads, none it refuses ($descr_n files)" eval '[ "$descr_n" -ge 30 ] && [ "$descr_bad" -eq 0 ]'

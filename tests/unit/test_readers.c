@@ -156,7 +156,7 @@ static void test_npy_refused_files(void **state)
 {
 	(void)state;
 	npy_file_refused("t_2x3x2.npy", "shape (2, 3, 2) has 3 dimensions; a table has 1 or 2");
-	npy_file_refused("int32.npy", "dtype '<i4' is not a float table (f2, f4 or f8)");
+	npy_file_refused("int32.npy", "dtype '<i4' is not float16, float32 or float64");
 	npy_file_refused("object.npy", "pickled Python objects are refused (dtype '|O')");
 	npy_file_refused("structured.npy", "a structured dtype, not a table");
 }
@@ -298,6 +298,107 @@ static void test_npy_host_order_and_big_endian(void **state)
 	free(d);
 }
 
+/* binary16 bits of a value exact in it (T's are: multiples of 0.25 below 2) */
+static uint16_t half_bits_exact(float f)
+{
+	int ex;
+	float m;
+
+	if (f == 0)
+		return 0;
+	m = frexpf(fabsf(f), &ex);	/* |f| = m 2^ex = (2m) 2^(ex - 1) */
+	return (uint16_t)((f < 0 ? 0x8000u : 0) | (unsigned)(ex - 1 + 15) << 10 |
+			  (unsigned)((2 * m - 1) * 1024));
+}
+
+/* T's 12 values as size-byte floats (2, 4, 8) in that byte order */
+static void t_data(unsigned char *d, int size, int big)
+{
+	int i, k;
+
+	for (i = 0; i < 12; i++) {
+		float f = t_value((uint64_t)(i / 4), (uint64_t)(i % 4));
+		double x = f;
+		uint64_t u = size == 2 ? half_bits_exact(f) : size == 4 ? float_bits(f) : 0;
+		unsigned char *p = d + size * i;
+
+		if (size == 8)
+			memcpy(&u, &x, 8);
+		for (k = 0; k < size; k++)
+			p[big ? size - 1 - k : k] = (unsigned char)(u >> (8 * k));
+	}
+}
+
+/*
+ * Every descr np.load reads as float16/32/64 (NumPy 1.24: it calls
+ * np.dtype(descr)), and spellings it refuses or that are no such float.
+ * order: '<', '>', or 'n' for the host's ('=', '|' and none).  The data
+ * is written in the order NumPy would read, so a wrong order shows in
+ * the values.
+ */
+static void test_npy_descr_spellings(void **state)
+{
+	static const struct {
+		const char *descr;
+		int size;	/* 0: refused */
+		char order;
+	} cases[] = {
+		{ "f4", 4, 'n' },     { "|f4", 4, 'n' },    { "<f", 4, '<' },	  { "=f", 4, 'n' },
+		{ ">f", 4, '>' },     { "float32", 4, 'n' }, { "single", 4, 'n' }, { "f04", 4, 'n' },
+		{ "f+4", 4, 'n' },    { "f 4", 4, 'n' },    { "f\t4", 4, 'n' },   { "f 04", 4, 'n' },
+		{ "f +4", 4, 'n' },   { "<f 4", 4, '<' },   { ">f+08", 8, '>' },  { "f4,", 4, 'n' },
+		{ "f4, ", 4, 'n' },   { "<f4, ", 4, '<' },  { "f,", 4, 'n' },	  { "d,", 8, 'n' },
+		{ "f4 ,", 4, 'n' },   { "float32,", 4, 'n' }, { ">d,", 8, '>' },  { "=e,", 2, 'n' },
+		{ "f04,", 4, 'n' },   { "e", 2, 'n' },	    { "|e", 2, 'n' },	  { ">e", 2, '>' },
+		{ "half", 2, 'n' },   { "float16", 2, 'n' }, { "f2", 2, 'n' },	  { "|f2", 2, 'n' },
+		{ "<f2", 2, '<' },    { ">f2", 2, '>' },    { "d", 8, 'n' },	  { "=d", 8, 'n' },
+		{ "float64", 8, 'n' }, { "double", 8, 'n' }, { "float", 8, 'n' }, { "float_", 8, 'n' },
+		{ "f8", 8, 'n' },     { "|f8", 8, 'n' },    { "<f8", 8, '<' },	  { ">f8", 8, '>' },
+		{ "f-4", 0, 0 },      { "f++4", 0, 0 },	    { "f4 ", 0, 0 },	  { " f4", 0, 0 },
+		{ "<float32", 0, 0 }, { "Float32", 0, 0 },  { "f4,f4", 0, 0 },	  { "(f4)", 0, 0 },
+		{ "f4x", 0, 0 },      { "F", 0, 0 },	    { "f1", 0, 0 },	  { "float16 ", 0, 0 },
+		{ "f0x4", 0, 0 },     { "f4.0", 0, 0 },	    { "f4L", 0, 0 },	  { "f+4,", 0, 0 },
+		{ " f4,", 0, 0 },     { "f4,,", 0, 0 },	    { "< f4,", 0, 0 },	  { "g", 0, 0 },
+		{ "<f16", 0, 0 },     { "f16", 0, 0 },	    { "longdouble", 0, 0 }, { "<i4", 0, 0 },
+		{ "e2", 0, 0 },	      { "d8", 0, 0 },	    { "1f4", 0, 0 },	  { "f40", 0, 0 },
+		{ "", 0, 0 },	      { "<", 0, 0 },	    { "f", 4, 'n' },	  { "<>f4", 0, 0 },
+	};
+	unsigned char data[96], *b;
+	char text[200], want[200];
+	struct pe_matrix m;
+	struct pe_error err;
+	size_t i, len;
+	int big, rc;
+
+	(void)state;
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		big = cases[i].order == '>' || (cases[i].order == 'n' && pe_host_big_endian());
+		memset(data, 0, sizeof data);
+		if (cases[i].size)
+			t_data(data, cases[i].size, big);
+		snprintf(text, sizeof text,
+			 "{'descr': '%s', 'fortran_order': False, 'shape': (3, 4), }\n",
+			 cases[i].descr);
+		b = npy_raw(1, 0, ~(size_t)0, text, data, cases[i].size ? 12 * (size_t)cases[i].size : 96,
+			    &len);
+		err.code = PE_OK;
+		rc = pe_npy_parse(b, len, "x.npy", &m, NULL, &err);
+		free(b);
+		if (cases[i].size == 0) {
+			if (rc != -1 || !strstr(err.msg, "is not float16, float32 or float64"))
+				fail_msg("'%s' was not refused: %s", cases[i].descr, err.msg);
+			pe_quote(want, sizeof want, (const unsigned char *)cases[i].descr,
+				 strlen(cases[i].descr), 11, 0);
+			assert_non_null(strstr(err.msg, want));
+			continue;
+		}
+		if (rc != 0)
+			fail_msg("'%s': %s", cases[i].descr, err.msg);
+		check_t(&m);
+		pe_matrix_free(&m);
+	}
+}
+
 /* extra bytes after the data are ignored, as NumPy ignores them */
 static void test_npy_trailing_bytes(void **state)
 {
@@ -403,9 +504,9 @@ static void test_npy_corrupt(void **state)
 	npy_bad("{'descr': 4, 'fortran_order': False, 'shape': (3, 4), }", 48,
 		"npy header: descr must be a string, got '4'");
 	npy_bad("{'descr': '<i8', 'fortran_order': False, 'shape': (3, 4), }", 48,
-		"dtype '<i8' is not a float table (f2, f4 or f8)");
-	npy_bad("{'descr': '|f4', 'fortran_order': False, 'shape': (3, 4), }", 48,
-		"dtype '|f4' is not a float table (f2, f4 or f8)");
+		"dtype '<i8' is not float16, float32 or float64");
+	npy_bad("{'descr': '<f16', 'fortran_order': False, 'shape': (3, 4), }", 48,
+		"dtype '<f16' is not float16, float32 or float64");
 	npy_bad("{'descr': '<f4', 'fortran_order': False, 'shape': (3, 0), }", 48,
 		"shape (3, 0) has no values");
 	npy_bad("{'descr': '<f4', 'fortran_order': False, 'shape': (1, 2, 3, 2), }", 48,
@@ -1491,6 +1592,7 @@ int main(void)
 		cmocka_unit_test(test_npy_refused_files),
 		cmocka_unit_test(test_npy_header_variants),
 		cmocka_unit_test(test_npy_host_order_and_big_endian),
+		cmocka_unit_test(test_npy_descr_spellings),
 		cmocka_unit_test(test_npy_trailing_bytes),
 		cmocka_unit_test(test_npy_corrupt),
 		cmocka_unit_test(test_half_all_values),
