@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/msg.h"
 #include "cli/tablein.h"
 #include "core/parse.h"
 #include "io/read.h"
@@ -53,6 +54,10 @@ int pe_tablein_read(const struct pe_tablein *t, struct pe_meta *meta, enum pe_ta
 	}
 	if (pe_read_table(t->path, PE_TABLE_MAX_BYTES, &o, out, &info, err) != 0)
 		return -1;
+	if (info.header_line)
+		pe_msg_warn("%s: line %llu ('%s') is taken as a header, not data: none of it is a number",
+			    pe_tablein_name(t->path), (unsigned long long)info.header_line,
+			    info.header);
 	if (!meta)
 		return 0;
 	pe_meta_str(meta, k[0], pe_tablein_name(t->path));

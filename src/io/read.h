@@ -15,9 +15,10 @@
  *                entirely indexed); the tensor by name, or the default rule
  *   csv          numbers separated by commas or by runs of blanks, as
  *                numpy.loadtxt reads them; '#' starts a comment, empty
- *                lines skipped; a first line mostly (at least half) not
- *                numbers is a header; every row the same number of fields;
- *                values parsed as strtod, then rounded to float32
+ *                lines skipped; a first line with no number in it is a
+ *                header (reported in info), one with any number is data;
+ *                every row the same number of fields; values parsed as
+ *                strtod (any length), then rounded to float32
  *   raw          little-endian float32, row-major, the shape given
  *
  * Every table becomes a float32 struct pe_matrix: f2 and bf16 exactly, f8
@@ -71,6 +72,10 @@ struct pe_table_info {
 	char tensor[256];		/* safetensors: the tensor read (truncated); else "" */
 	int ndim;			/* the shape in the file, before dropping 1s */
 	uint64_t shape[PE_READ_MAX_NDIM];
+	/* csv: the line skipped as a header (1-based; 0: none) and its text,
+	 * quoted as messages quote (at most 60 bytes, then "...") */
+	uint64_t header_line;
+	char header[72];
 };
 
 /* One tensor of a safetensors file (or the array of an npy file). */

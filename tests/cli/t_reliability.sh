@@ -184,3 +184,21 @@ while read -r f want; do
 	fi
 done <"$I/descr.list"
 check "npy descr: every spelling np.load reads, none it refuses ($descr_n files)" eval '[ "$descr_n" -ge 30 ] && [ "$descr_bad" -eq 0 ]'
+
+# 6. the csv header guess: a first line with a number in it, or a field
+# that starts like one, is data (an error naming line and column), never a
+# row dropped silently; a header is said on stderr; a number of any length
+# is read, as np.loadtxt reads it
+printf '0.5,0.25x\n1,2\n3,4\n' >"$I/typo.csv"
+fails 1 "csv: a typo in the first row" "$I/typo.csv: line 1, column 2: '0.25x' is not a number$" \
+	similarity -i "$I/typo.csv" --metric dot -o "$T/eo/o.csv"
+printf '7x\n1\n2\n' >"$I/typo1.csv"
+fails 1 "csv: a typo in a 1-column first row" "$I/typo1.csv: line 1, column 1: '7x' is not a number$" \
+	skew -i "$I/typo1.csv" -o "$T/eo/o.csv"
+printf 'a,b\n1,2\n' >"$I/head.csv"
+run similarity -i "$I/head.csv" --metric dot
+check "csv: a header line is said on stderr" ok_and [ "$(cat "$T/out"):$(cat "$T/err")" = "5:posenc: warning: $I/head.csv: line 1 ('a,b') is taken as a header, not data: none of it is a number" ]
+printf '0.%s,1\n1,2\n3,4\n' "$("$PY" -c 'print("1" * 1100)')" >"$I/long.csv"
+run similarity -i "$I/long.csv" --metric dot
+check "csv: a number of 1100 digits in the first row is read, as np.loadtxt reads it" ok_and eval \
+	'[ "$(wc -l <"$T/out")" -eq "$("$PY" -c "import numpy,sys; print(len(numpy.loadtxt(sys.argv[1], delimiter=\",\")))" "$I/long.csv")" ] && [ "$(sed -n 2p "$T/out")" = "2.1111112,5,11" ] && [ ! -s "$T/err" ]'

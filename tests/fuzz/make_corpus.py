@@ -179,6 +179,9 @@ def csv_seeds():
         "nul.csv": "1,2\x003\n",
         "long_number.csv": "1" * 400 + "\n",
         "half_header.csv": "a,1\n2,3\n",
+        "typo_first.csv": "0.5,0.25x\n1,2\n3,4\n",
+        "typo_one_col.csv": "7x\n1\n2\n",
+        "long_first.csv": "0." + "1" * 1100 + ",1\n1,2\n",
         "single.csv": "7\n",
         "utf8_bom.csv": "\ufeff1,2\n",
     }

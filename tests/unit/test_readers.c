@@ -1384,7 +1384,6 @@ static void test_csv_good(void **state)
 	csv_expect("# a comment\n\n1,2\n   # an indented one\n\n3,4\n\n", 2, 2, v1234);
 	csv_expect("1,2 # as numpy.loadtxt, a comment to the end of the line\n3,4#\n", 2, 2, v1234);
 	csv_expect("a,b\n1,2\n3,4\n", 2, 2, v1234);		/* a header */
-	csv_expect("x,2\n1,2\n3,4\n", 2, 2, v1234);		/* half not numbers: a header */
 	csv_expect("1 2  3\n4\t5 6\n", 2, 3, v123456);
 	csv_expect("  1 2 3  \n4 5 6\t\n", 2, 3, v123456);
 	csv_expect("1 , 2,3\n 4,5 ,\t6\n", 2, 3, v123456);
@@ -1440,19 +1439,100 @@ static void test_csv_bad(void **state)
 	csv_bad("1,2\n3,4 5\n", "line 2, column 2: '4 5' is not a number");
 	csv_bad("1,2\n3,0x\x01\xff\n", "line 2, column 2: '0x\\x01\\xff' is not a number");
 	csv_bad("1,2x,3\n4,5,6\n", "line 1, column 2: '2x' is not a number");	/* not a header */
+	/* a first line with any number in it is data, however many of its
+	 * fields are bad (reliability-2.md finding 6: each was a header) */
+	csv_bad("x,2\n1,2\n3,4\n", "line 1, column 1: 'x' is not a number");
+	csv_bad("0.5,0.25x\n1,2\n3,4\n", "line 1, column 2: '0.25x' is not a number");
+	csv_bad("7x\n1\n2\n", "line 1, column 1: '7x' is not a number");
+	csv_bad("0x10,1\n1,2\n", "line 1, column 1: '0x10' is not a number");
+	csv_bad("1_000,1\n1,2\n", "line 1, column 1: '1_000' is not a number");
+	csv_bad("nan(123),1\n1,2\n", "line 1, column 1: 'nan(123)' is not a number");
+	csv_bad("\x1b[2J,1\n1,2\n", "line 1, column 1: '\\x1b[2J' is not a number");
+	csv_bad("\xef\xbb\xbf\xef\xbb\xbf" "1,2\n3,4\n",
+		"line 1, column 1: '\\xef\\xbb\\xbf1' is not a number");
+	csv_bad("1,2x,3,4y\n1,2,3,4\n", "line 1, column 2: '2x' is not a number");
+	csv_bad("# c\n\n1 2x\n1 2\n", "line 3, column 2: '2x' is not a number");
 	/* Python's float() refuses what only C's strtod takes */
 	csv_bad("1,2\n3,0x1p3\n", "line 2, column 2: '0x1p3' is not a number");
 	csv_bad("1,2\n3,nan(7)\n", "line 2, column 2: 'nan(7)' is not a number");
 	/* finite, but no float32: an error, not a silent infinity */
 	csv_bad("1,2\n1e39,4\n", "line 2, column 1: '1e39' is too large for float32 (beyond 3.4e38)");
 	csv_bad("1,-3.5e38\n", "line 1, column 2: '-3.5e38' is too large for float32 (beyond 3.4e38)");
+	/* a long field that is no number: quoted, cut */
 	longf = malloc(2100);
 	assert_non_null(longf);
 	strcpy(longf, "1\n");
 	memset(longf + 2, '1', 2000);
-	strcpy(longf + 2002, "\n");
-	csv_bad(longf, "line 2, column 1: a field of 2000 bytes is too long for a number");
+	strcpy(longf + 2002, "x\n");
+	csv_bad(longf, "line 2, column 1: '1111111111111111111111111111111111111111...' is not a number");
 	free(longf);
+}
+
+/* numbers of any length, as np.loadtxt reads them (it used to stop at
+ * 1024 bytes, and a first line holding one was taken as a header) */
+static void test_csv_long_numbers(void **state)
+{
+	size_t n = 100000, at;
+	char *text = malloc(2 * n + 100);
+	float want[4];
+	int k;
+
+	(void)state;
+	assert_non_null(text);
+	/* 0.111... (n ones) is 1/9 to within 1e-n: far from a float tie */
+	for (k = 0; k < 2; k++) {
+		at = (size_t)sprintf(text, "%s", k ? "-0." : "0.");
+		memset(text + at, '1', n);
+		at += n;
+		/* and 1 or 0.1 followed by n zeros */
+		at += (size_t)sprintf(text + at, ",1\n%s", k ? "0.1" : "1.");
+		memset(text + at, '0', n);
+		strcpy(text + at + n, ",2\n");
+		want[0] = k ? -(float)(1.0 / 9.0) : (float)(1.0 / 9.0);
+		want[1] = 1;
+		want[2] = k ? 0.1f : 1;
+		want[3] = 2;
+		csv_expect(text, 2, 2, want);
+	}
+	free(text);
+}
+
+/* the header skipped is reported, so the caller can say so */
+static void test_csv_header_reported(void **state)
+{
+	static const struct {
+		const char *text;
+		uint64_t line;
+		const char *header;
+	} cases[] = {
+		{ "d0,d1\n1,2\n", 1, "d0,d1" },
+		{ "# c\n\n  pos val  \n1 2\n", 3, "pos val" },
+		{ "\xef\xbb\xbf" "a,b\r\n1,2\r\n", 1, "a,b" },
+		{ "x,,y\n1,2,3\n", 1, "x,,y" },
+		{ "t\xc3\xa9\x1b,b\n1,2\n", 1, "t\xc3\xa9\\x1b,b" },
+		{ "1,2\n3,4\n", 0, "" },
+		{ "nan,inf\n1,2\n", 0, "" },
+	};
+	struct pe_matrix m;
+	struct pe_table_info info;
+	struct pe_error err = { PE_OK, "" };
+	unsigned char *b;
+	size_t i, n;
+
+	(void)state;
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		n = strlen(cases[i].text);
+		b = dup_exact(cases[i].text, n);
+		memset(&info, 0x55, sizeof info);
+		if (pe_csv_parse(b, n, "x.csv", &m, &info, &err) != 0)
+			fail_msg("'%s': %s", cases[i].text, err.msg);
+		assert_int_equal(info.header_line, cases[i].line);
+		if (cases[i].line)
+			assert_string_equal(info.header, cases[i].header);
+		assert_int_equal(m.rows, cases[i].line ? 1 : 2);
+		pe_matrix_free(&m);
+		free(b);
+	}
 }
 
 /* ---- raw ------------------------------------------------------------------ */
@@ -1609,6 +1689,8 @@ int main(void)
 		cmocka_unit_test(test_csv_good),
 		cmocka_unit_test(test_csv_not_terminated),
 		cmocka_unit_test(test_csv_bad),
+		cmocka_unit_test(test_csv_long_numbers),
+		cmocka_unit_test(test_csv_header_reported),
 		cmocka_unit_test(test_raw),
 		cmocka_unit_test(test_sniff),
 		cmocka_unit_test(test_parse_usage),
