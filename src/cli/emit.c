@@ -157,7 +157,7 @@ int pe_threads_resolve(const char *opt, int *threads, struct pe_error *err)
 	if (opt)
 		return pe_opt_u64("threads", opt, 1, PE_MAX_THREADS, &v, err) != 0
 			       ? -1 : (*threads = (int)v, 0);
-	if (env) {
+	if (env && *env) {	/* set but empty: unset, as for most variables */
 		if (pe_parse_u64(env, 1, PE_MAX_THREADS, &v) != 0)
 			return pe_fail(err, PE_ERR_USAGE,
 				       "POSENC_THREADS must be an integer from 1 to %d, got '%s'",

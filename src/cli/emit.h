@@ -91,8 +91,9 @@ int pe_emit_run(const struct pe_emit *e, const struct pe_outopts *o, const struc
 int pe_emit(const char *cmd, const struct pe_outopts *o, const struct pe_tensor *t, size_t nt,
 	    struct pe_meta *meta);
 
-/* The thread count: --threads (opt, may be NULL), else POSENC_THREADS,
- * else the CPUs.  A bad value of either is a usage error. */
+/* The thread count: --threads (opt, may be NULL), else POSENC_THREADS
+ * when set and not empty, else the CPUs.  A bad value of either is a
+ * usage error. */
 int pe_threads_resolve(const char *opt, int *threads, struct pe_error *err);
 
 #endif

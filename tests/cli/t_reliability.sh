@@ -202,3 +202,13 @@ printf '0.%s,1\n1,2\n3,4\n' "$("$PY" -c 'print("1" * 1100)')" >"$I/long.csv"
 run similarity -i "$I/long.csv" --metric dot
 check "csv: a number of 1100 digits in the first row is read, as np.loadtxt reads it" ok_and eval \
 	'[ "$(wc -l <"$T/out")" -eq "$("$PY" -c "import numpy,sys; print(len(numpy.loadtxt(sys.argv[1], delimiter=\",\")))" "$I/long.csv")" ] && [ "$(sed -n 2p "$T/out")" = "2.1111112,5,11" ] && [ ! -s "$T/err" ]'
+
+# 11. a subnormal option value is a positive finite number; a nonzero one
+# too small for a double is refused, not read as 0; POSENC_THREADS set but
+# empty is unset
+run similarity sinusoidal -n 4 -d 4 --stats --tau 1e-308
+check "--tau 1e-308 (subnormal) is accepted" ok_and grep -q '"tau":1e-308,' "$T/out"
+fails 2 "--tau 1e-400 (below every double)" "--tau must be a positive finite number, got '1e-400'$" \
+	similarity sinusoidal -n 4 -d 4 --stats --tau 1e-400 -o "$T/eo/o.json"
+POSENC_THREADS= "$POSENC" generate sinusoidal -n 2 -d 2 >"$I/thr.csv" 2>"$I/thr.err"
+check "POSENC_THREADS= (empty) means unset" eval '[ "$(sed -n 2p "$I/thr.csv")" = "0.84147096,0.5403023" ] && [ ! -s "$I/thr.err" ]'
