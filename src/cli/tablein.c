@@ -24,10 +24,7 @@ const char *pe_tablein_name(const char *path)
 
 void pe_tablein_prefix(struct pe_error *err, const char *path)
 {
-	char msg[sizeof err->msg];
-
-	memcpy(msg, err->msg, sizeof msg);
-	snprintf(err->msg, sizeof err->msg, "%.300s: %.700s", pe_tablein_name(path), msg);
+	pe_fail(err, err->code, "%s: %s", pe_tablein_name(path), err->msg);
 }
 
 int pe_tablein_read(const struct pe_tablein *t, struct pe_meta *meta, enum pe_tablein_role role,

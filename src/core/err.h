@@ -24,11 +24,19 @@ struct pe_error {
 };
 
 /* Record an error (printf-style message) and return -1, so callers can
- * write `return pe_fail(err, PE_ERR_DATA, "...", ...);`.  err may be NULL. */
+ * write `return pe_fail(err, PE_ERR_DATA, "...", ...);`.  err may be NULL;
+ * the arguments may point into err->msg (it is formatted apart, then
+ * copied).  A message longer than msg holds keeps its end, the reason:
+ * its longest words (paths, quoted values) lose their middles to "...",
+ * never inside a UTF-8 sequence. */
 int pe_fail(struct pe_error *err, enum pe_err code, const char *fmt, ...)
 #if defined(__GNUC__)
 	__attribute__((format(printf, 3, 4)))
 #endif
 	;
+
+/* Drop an incomplete UTF-8 sequence from the end of s, as a bounded
+ * snprintf or "%.40s" leaves when it cuts a value inside a character. */
+void pe_utf8_trim(char *s);
 
 #endif

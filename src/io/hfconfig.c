@@ -186,6 +186,7 @@ static int resolve(struct ctx *c, const cJSON *root, struct pe_hfconfig *h)
 		char shown[40];
 
 		snprintf(shown, sizeof shown, "%s", type);
+		pe_utf8_trim(shown);
 		return pe_fail(c->err, PE_ERR_DATA,
 			       "%s: unsupported %s.%s '%s' (posenc knows default, linear, dynamic, yarn, llama3, longrope)",
 			       c->name, dn, item(d, "rope_type") ? "rope_type" : "type", shown);
@@ -387,15 +388,18 @@ static int keep_last(cJSON *obj, const char *prefix, struct pe_hfconfig *c)
 	for (i = 0, m = obj ? obj->child : NULL; m; m = next, i++) {
 		next = m->next;
 		if (dropped && dropped[i]) {
-			if (c->duplicates++ == 0)
+			if (c->duplicates++ == 0) {
 				snprintf(c->duplicate, sizeof c->duplicate, "%s%s%.60s", prefix,
 					 *prefix ? "." : "", m->string);
+				pe_utf8_trim(c->duplicate);
+			}
 			cJSON_Delete(cJSON_DetachItemViaPointer(obj, m));
 			continue;
 		}
 		if (cJSON_IsObject(m) || cJSON_IsArray(m)) {
 			snprintf(path, sizeof path, "%s%s%.60s", prefix, *prefix && m->string ? "." : "",
 				 m->string ? m->string : "");
+			pe_utf8_trim(path);
 			if (keep_last(m, path, c) != 0)
 				goto out;
 		}

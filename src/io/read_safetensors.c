@@ -534,6 +534,7 @@ int pe_safetensors_parse(const unsigned char *buf, size_t len, const char *name,
 		info->format = PE_IN_SAFETENSORS;
 		snprintf(info->dtype, sizeof info->dtype, "%s", dtypes[e->dtype].name);
 		snprintf(info->tensor, sizeof info->tensor, "%.255s", e->name);
+		pe_utf8_trim(info->tensor);
 		info->ndim = nd;
 		memcpy(info->shape, shape, sizeof shape);
 	}

@@ -212,3 +212,12 @@ fails 2 "--tau 1e-400 (below every double)" "--tau must be a positive finite num
 	similarity sinusoidal -n 4 -d 4 --stats --tau 1e-400 -o "$T/eo/o.json"
 POSENC_THREADS= "$POSENC" generate sinusoidal -n 2 -d 2 >"$I/thr.csv" 2>"$I/thr.err"
 check "POSENC_THREADS= (empty) means unset" eval '[ "$(sed -n 2p "$I/thr.csv")" = "0.84147096,0.5403023" ] && [ ! -s "$I/thr.err" ]'
+
+# 11. a message too long for its buffer keeps its reason, and no value in
+# a message is cut inside a UTF-8 character
+long=$I/$("$PY" -c 'print("d" * 200 + "/" + "e" * 200 + "/" + "f" * 200 + "/" + "g" * 200 + "/" + "h" * 200 + "/" + "x" * 200)').npy
+run similarity -i "$long"
+check "a 1,300-byte path: the message keeps its reason" eval '[ "$status" -eq 1 ] && grep -q "^posenc: similarity: $I/ddd.*\.\.\..*xxxx\.npy: cannot open: No such file or directory$" "$T/err" && [ "$(wc -c <"$T/err")" -lt 1100 ]'
+"$PY" -c 'import sys; open(sys.argv[1], "w").write("{\"hidden_size\": 64, \"num_attention_heads\": 4, \"rope_scaling\": {\"rope_type\": \"" + "\u00e9" * 40 + "\"}}")' "$I/utf8.json"
+run generate rope --from-config "$I/utf8.json" -n 2
+check "a long rope_type of e-acutes: the message is whole UTF-8" eval '[ "$status" -eq 1 ] && grep -q "unsupported rope_scaling.rope_type" "$T/err" && "$PY" -c "import sys; open(sys.argv[1], \"rb\").read().decode(\"utf-8\")" "$T/err"'

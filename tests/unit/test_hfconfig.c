@@ -93,6 +93,47 @@ static void test_many_keys(void **state)
 	free(text);
 }
 
+/* a long value is never cut inside a UTF-8 character (reliability-2.md
+ * finding 14: 40 e-acutes ended the message with a lone 0xc3), nor is a
+ * duplicate key's path */
+static void test_utf8_not_cut(void **state)
+{
+	char text[600], *p, key[200];
+	struct pe_hfconfig c;
+	struct pe_error err = { PE_OK, "" };
+	int i, k;
+
+	(void)state;
+	for (k = 0; k < 3; k++) {
+		p = text + sprintf(text, "{\"rope_scaling\": {\"rope_type\": \"%.*s", k, "xx");
+		for (i = 0; i < 40; i++)
+			p += sprintf(p, "\xc3\xa9");
+		strcpy(p, "\"}}");
+		assert_int_equal(pe_hfconfig_parse(text, strlen(text), "x.json", &c, &err), -1);
+		pe_hfconfig_free(&c);
+		p = strstr(err.msg, "rope_type '");
+		assert_non_null(p);
+		p += strlen("rope_type '") + k;
+		while ((unsigned char)*p >= 0x80) {
+			assert_true((unsigned char)p[0] == 0xc3 && (unsigned char)p[1] == 0xa9);
+			p += 2;
+		}
+		assert_int_equal(strncmp(p, "' (posenc knows", 15), 0);
+
+		/* a 61-byte key of e-acutes after k x's, written twice */
+		p = key + sprintf(key, "%.*s", k, "xx");
+		for (i = 0; i < 31; i++)
+			p += sprintf(p, "\xc3\xa9");
+		snprintf(text, sizeof text, "{\"%s\": 1, \"%s\": 2}", key, key);
+		assert_int_equal(pe_hfconfig_parse(text, strlen(text), "x.json", &c, &err), 0);
+		assert_int_equal(c.duplicates, 1);
+		assert_true(strlen(c.duplicate) <= 60 && strlen(c.duplicate) >= 59);
+		for (p = c.duplicate + k; *p; p += 2)
+			assert_true((unsigned char)p[0] == 0xc3 && (unsigned char)p[1] == 0xa9);
+		pe_hfconfig_free(&c);
+	}
+}
+
 static void test_default(void **state)
 {
 	struct pe_hfconfig c;
@@ -310,6 +351,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_duplicates_and_trailing),
 		cmocka_unit_test(test_many_keys),
+		cmocka_unit_test(test_utf8_not_cut),
 		cmocka_unit_test(test_default),
 		cmocka_unit_test(test_linear_legacy_type),
 		cmocka_unit_test(test_dynamic),
