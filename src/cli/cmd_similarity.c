@@ -153,7 +153,12 @@ static int list_tensors(const struct job *j, struct pe_error *err)
 	}
 	rc = pe_table_list(in.data, in.len, in.name, &list, &n, err);
 	for (i = 0; rc == 0 && i < n; i++) {
-		printf("%s\t%s\t[", list[i].name[0] ? list[i].name : "(array)", list[i].dtype);
+		/* names from the file, escaped as messages escape them: one line
+		 * each, tab-separated, whatever bytes they hold */
+		pe_msg_put_text(stdout, list[i].name[0] ? list[i].name : "(array)");
+		putchar('\t');
+		pe_msg_put_text(stdout, list[i].dtype);
+		printf("\t[");
 		for (k = 0; k < list[i].ndim; k++)
 			printf("%s%llu", k ? "," : "", (unsigned long long)list[i].shape[k]);
 		printf("]\n");

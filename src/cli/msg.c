@@ -10,18 +10,21 @@ int pe_msg_pipe_closed(void)
 	return pipe_closed;
 }
 
-/* s on stderr as one line: control bytes (a newline in a file name, an
- * escape sequence) as \xNN; UTF-8 passes. */
-static void put_text(const char *s)
+void pe_msg_put_text(FILE *fp, const char *s)
 {
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
 
 		if (c < 0x20 || c == 0x7f)
-			fprintf(stderr, "\\x%02x", c);
+			fprintf(fp, "\\x%02x", c);
 		else
-			fputc(c, stderr);
+			fputc(c, fp);
 	}
+}
+
+static void put_text(const char *s)
+{
+	pe_msg_put_text(stderr, s);
 }
 
 int pe_msg_report(const char *cmd, const struct pe_error *err)

@@ -20,7 +20,10 @@
  *   - cJSON takes any byte below 0x20 as whitespace: those other than JSON's
  *     four are refused first, as the JSON grammar does;
  *   - a tensor may have only dtype, shape and data_offsets (the format's
- *     JSON schema: additionalProperties false).
+ *     JSON schema: additionalProperties false);
+ *   - cJSON ends a string at a \u0000 escape, so a name holding one would
+ *     be shown and matched cut short: such a header is refused (serde
+ *     would take it; no real file has one).
  * cJSON still accepts a few number spellings JSON does not (+1, 01, 1.).
  * __metadata__ may be null (serde's Option) or an object of strings.
  *
@@ -89,7 +92,8 @@ static const char *shown(const char *s, char *buf, size_t size)
 	return buf;
 }
 
-/* UTF-8 as Rust's str::from_utf8 takes it; control bytes JSON never allows */
+/* UTF-8 as Rust's str::from_utf8 takes it; control bytes JSON never allows;
+ * no \u0000 escape (outside strings a backslash is no JSON anyway) */
 static int check_text(struct st *f, const unsigned char *s, size_t n)
 {
 	size_t i = 0, k;
@@ -100,6 +104,12 @@ static int check_text(struct st *f, const unsigned char *s, size_t n)
 				return pe_fail(f->err, PE_ERR_DATA,
 					       "%s: the header is not valid JSON (control byte 0x%02x at byte %zu)",
 					       f->name, s[i], 8 + i);
+			if (s[i] == '\\' && n - i >= 6 && memcmp(s + i + 1, "u0000", 5) == 0)
+				return pe_fail(f->err, PE_ERR_DATA,
+					       "%s: the header holds a NUL character (\\u0000 at byte %zu), which posenc cannot keep in a name or value",
+					       f->name, 8 + i);
+			if (s[i] == '\\' && i + 1 < n && s[i + 1] >= 0x20 && s[i + 1] < 0x7f)
+				i++;	/* the escaped byte: JSON's "\\u0000" is no NUL */
 			i++;
 			continue;
 		}

@@ -221,3 +221,23 @@ check "a 1,300-byte path: the message keeps its reason" eval '[ "$status" -eq 1 
 "$PY" -c 'import sys; open(sys.argv[1], "w").write("{\"hidden_size\": 64, \"num_attention_heads\": 4, \"rope_scaling\": {\"rope_type\": \"" + "\u00e9" * 40 + "\"}}")' "$I/utf8.json"
 run generate rope --from-config "$I/utf8.json" -n 2
 check "a long rope_type of e-acutes: the message is whole UTF-8" eval '[ "$status" -eq 1 ] && grep -q "unsupported rope_scaling.rope_type" "$T/err" && "$PY" -c "import sys; open(sys.argv[1], \"rb\").read().decode(\"utf-8\")" "$T/err"'
+
+# 9. names from files and argv reach the terminal escaped as messages
+# escape them: --list keeps one tab-separated line per tensor
+"$PY" - "$I/esc.safetensors" <<'PYEOF'
+import json, struct, sys
+h = json.dumps({"\x1b]0;owned\x07\x1b[2J": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]},
+                "a\nb\tc": {"dtype": "F32", "shape": [1], "data_offsets": [4, 8]}}).encode()
+h += b" " * (-len(h) % 8)
+open(sys.argv[1], "wb").write(struct.pack("<Q", len(h)) + h + b"\0" * 8)
+PYEOF
+run similarity -i "$I/esc.safetensors" --list
+check "--list: control characters in names escaped, one line each" ok_and [ "$(cat "$T/out")" = "$(printf '%s\tF32\t[1]\n%s\tF32\t[1]' '\x1b]0;owned\x07\x1b[2J' 'a\x0ab\x09c')" ]
+"$PY" -c 'import sys; open(sys.argv[1], "wb").write(b"\x10\0\0\0\0\0\0\0{\"a\\u0000b\":1}  ")' "$I/nul.safetensors"
+fails 1 "safetensors: a NUL in a name is refused, not cut" "$I/nul.safetensors: the header holds a NUL character (\\\\u0000 at byte 11), which posenc cannot keep in a name or value$" \
+	similarity -i "$I/nul.safetensors" --list
+run "$(printf 'x\033[2J\nb')"
+check "an unknown command is echoed escaped, on one line" eval '[ "$status" -eq 2 ] && [ "$(cat "$T/err")" = "posenc: unknown command '"'"'x\x1b[2J\x0ab'"'"'
+Try '"'"'posenc --help'"'"'." ]'
+run "$(printf -- '--x\033[2J')"
+check "an unknown option is echoed escaped" eval '[ "$status" -eq 2 ] && [ "$(head -1 "$T/err")" = "posenc: unknown option '"'"'--x\x1b[2J'"'"'" ]'

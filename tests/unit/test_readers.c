@@ -1324,6 +1324,43 @@ static void test_st_gpt2_sparse(void **state)
 	free(t);
 }
 
+/* a \u0000 in the header: cJSON would end the string there, so the name
+ * would be shown and matched cut short; "\\u0000" (an escaped backslash)
+ * is no NUL, and a name holding control characters is whole */
+static void test_st_nul_names(void **state)
+{
+	static const char *const nul[] = {
+		"{\"a\\u0000b\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}",
+		"{\"a\":{\"dtype\":\"F32\\u0000x\",\"shape\":[1],\"data_offsets\":[0,4]}}",
+		"{\"__metadata__\":{\"k\":\"v\\u0000\"},\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}",
+		"{\"\\\\\\u0000\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}",
+	};
+	const char *ok = "{\"a\\\\u0000\\n\\t\\u001b\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}";
+	struct pe_tensor_entry *list;
+	struct pe_error err = { PE_OK, "" };
+	unsigned char z[4] = { 0, 0, 0x80, 0x3f }, *b;
+	char want[200];
+	size_t len, n, i;
+
+	(void)state;
+	for (i = 0; i < sizeof nul / sizeof nul[0]; i++) {
+		snprintf(want, sizeof want,
+			 "the header holds a NUL character (\\u0000 at byte %zu), which posenc cannot keep in a name or value",
+			 8 + (size_t)(strstr(nul[i], "\\u0000") - nul[i]));
+		st_bad(nul[i], 4, want);
+		b = st_build(nul[i], 0, z, 4, &len);
+		assert_int_equal(pe_table_list(b, len, "x.safetensors", &list, &n, &err), -1);
+		assert_null(list);
+		free(b);
+	}
+	b = st_build(ok, 0, z, 4, &len);
+	assert_int_equal(pe_table_list(b, len, "x.safetensors", &list, &n, &err), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(list[0].name, "a\\u0000\n\t\x1b");
+	pe_tensor_entries_free(list, n);
+	free(b);
+}
+
 /* ---- csv ------------------------------------------------------------------ */
 
 static int csv(const char *text, struct pe_matrix *m, struct pe_error *err)
@@ -1685,6 +1722,7 @@ int main(void)
 		cmocka_unit_test(test_st_listing_long_name),
 		cmocka_unit_test(test_st_reference_vectors),
 		cmocka_unit_test(test_st_header_errors),
+		cmocka_unit_test(test_st_nul_names),
 		cmocka_unit_test(test_st_gpt2_sparse),
 		cmocka_unit_test(test_csv_good),
 		cmocka_unit_test(test_csv_not_terminated),
