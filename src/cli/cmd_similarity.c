@@ -147,11 +147,13 @@ static int list_tensors(const struct job *j, struct pe_error *err)
 	size_t n = 0, i;
 	int rc, k;
 
-	if (pe_input_open(&in, j->input, PE_TABLE_MAX_BYTES, err) != 0) {
+	if (pe_table_input_open(&in, j->input, PE_TABLE_MAX_BYTES, NULL, err) != 0) {
 		pe_input_close(&in);
 		return -1;
 	}
 	rc = pe_table_list(in.data, in.len, in.name, &list, &n, err);
+	if (pe_input_intact(&in, err) != 0)
+		rc = -1;
 	for (i = 0; rc == 0 && i < n; i++) {
 		/* names from the file, escaped as messages escape them: one line
 		 * each, tab-separated, whatever bytes they hold */

@@ -457,6 +457,8 @@ int pe_hfconfig_read(const char *path, struct pe_hfconfig *c, struct pe_error *e
 			     PE_HFCONFIG_MAX_BYTES >> 20);
 	if (rc == 0)
 		rc = pe_hfconfig_parse((const char *)in.data, in.len, in.name, c, err);
+	if (pe_input_intact(&in, err) != 0)
+		rc = -1;
 	pe_input_close(&in);
 	return rc;
 }

@@ -125,8 +125,22 @@ int pe_table_list(const unsigned char *buf, size_t len, const char *name,
 void pe_tensor_entries_free(struct pe_tensor_entry *list, size_t n);
 
 /* Open path ("-": stdin; io/input.h), parse it as o says, close.  Inputs
- * larger than max_bytes are refused. */
+ * larger than max_bytes are refused; "NAME: changed while being read" when
+ * the file shrank under the parse. */
 int pe_read_table(const char *path, size_t max_bytes, const struct pe_read_opts *o,
 		  struct pe_matrix *out, struct pe_table_info *info, struct pe_error *err);
+
+struct pe_input;
+
+/* pe_input_open for a table as o says (NULL: any format), reading a stream
+ * (stdin, a pipe, a FIFO, a size-0 file) no further than such a table can
+ * reach: raw float32, exactly its shape's bytes (more is PE_ERR_DATA); npy
+ * and safetensors, the length their header gives (more is PE_ERR_DATA for
+ * safetensors; NumPy ignores it for npy); text, up to its first NUL byte,
+ * which the csv parser then refuses.  So /dev/zero or /proc/self/pagemap
+ * stops after its first chunk.  Text without a NUL is read to its end (at
+ * most max_bytes).  Close with pe_input_close. */
+int pe_table_input_open(struct pe_input *in, const char *path, size_t max_bytes,
+			const struct pe_read_opts *o, struct pe_error *err);
 
 #endif

@@ -514,6 +514,39 @@ int pe_npy_parse(const unsigned char *buf, size_t len, const char *name, struct 
 	return 0;
 }
 
+int pe_npy_extent(const unsigned char *buf, size_t len, uint64_t *total)
+{
+	struct pe_error err;
+	struct npy h;
+	enum pe_elem e;
+	uint64_t count = 1, isz;
+	size_t prefix, hlen;
+	int i, big;
+
+	if (len < 8)
+		return 0;
+	prefix = buf[6] == 1 ? 10 : 12;
+	if (len < prefix)
+		return 0;
+	hlen = prefix == 10 ? pe_get_u16le(buf + 8) : (size_t)pe_get_u32le(buf + 8);
+	if (hlen <= PE_NPY_MAX_HEADER && hlen > len - prefix)
+		return 0;
+	if (header(buf, len, "", &h, &err) != 0)
+		return -1;
+	isz = float_descr(h.raw, h.rawn, &e, &big) ? pe_elem_size(e) : itemsize(h.descr);
+	if (isz == 0)
+		return -1;
+	for (i = 0; i < h.ndim; i++) {
+		if (h.shape[i] && count > UINT64_MAX / h.shape[i])
+			return -1;
+		count *= h.shape[i];
+	}
+	if (count > (UINT64_MAX - h.data_off) / isz)
+		return -1;
+	*total = h.data_off + count * isz;
+	return 1;
+}
+
 int pe_npy_list(const unsigned char *buf, size_t len, const char *name,
 		struct pe_tensor_entry **list, size_t *n, struct pe_error *err)
 {

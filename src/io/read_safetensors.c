@@ -318,10 +318,11 @@ static void st_close(struct st *f)
 	f->e = NULL;
 }
 
-/* Validate buf as a whole; the entries in header order.  Close in every
- * case. */
-static int st_open(struct st *f, const unsigned char *buf, size_t len, const char *name,
-		   struct pe_error *err)
+/* Validate buf as a whole (header_only: its header, then *total is the
+ * file's length as the offsets give it); the entries in header order.
+ * Close in every case. */
+static int st_validate(struct st *f, const unsigned char *buf, size_t len, const char *name,
+		       int header_only, uint64_t *total, struct pe_error *err)
 {
 	uint64_t hlen, data_len = 0;
 	const unsigned char *h;
@@ -410,6 +411,11 @@ static int st_open(struct st *f, const unsigned char *buf, size_t len, const cha
 	qsort(sorted, f->n, sizeof *sorted, by_offsets);
 	if (layout(f, sorted, &data_len) != 0)
 		goto out;
+	if (header_only) {
+		*total = f->data_start + data_len;
+		rc = *total < f->data_start ? -1 : 0;
+		goto out;
+	}
 	if (data_len > (uint64_t)len - f->data_start) {
 		rc = pe_fail(err, PE_ERR_DATA,
 			     "%s: truncated: the tensors need %llu bytes after the header, the file has %llu",
@@ -427,6 +433,29 @@ static int st_open(struct st *f, const unsigned char *buf, size_t len, const cha
 out:
 	free(sorted);
 	return rc;
+}
+
+static int st_open(struct st *f, const unsigned char *buf, size_t len, const char *name,
+		   struct pe_error *err)
+{
+	return st_validate(f, buf, len, name, 0, NULL, err);
+}
+
+int pe_safetensors_extent(const unsigned char *buf, size_t len, uint64_t *total)
+{
+	struct pe_error err;
+	struct st f;
+	uint64_t hlen;
+	int rc;
+
+	if (len < 8)
+		return 0;
+	hlen = pe_get_u64le(buf);
+	if (hlen <= PE_SAFETENSORS_MAX_HEADER && hlen > len - 8)
+		return 0;
+	rc = st_validate(&f, buf, len, "", 1, total, &err);
+	st_close(&f);
+	return rc == 0 ? 1 : -1;
 }
 
 /* "NAME: WHY; it has a F32 [2,3], b F16 [4], ..., and N more", as much
