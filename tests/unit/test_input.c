@@ -558,6 +558,7 @@ static void test_sigbus_not_ours(void **state)
 			int fd;
 
 			signal(SIGBUS, SIG_DFL);	/* as in posenc: not cmocka's */
+			signal(SIGSEGV, SIG_DFL);
 			if (pe_input_open(&in, path, n, &err) != 0)
 				_exit(2);
 			if (how == 0) {
@@ -572,7 +573,10 @@ static void test_sigbus_not_ours(void **state)
 			_exit(3);	/* survived: wrong */
 		}
 		assert_int_equal(waitpid(pid, &status, 0), pid);
-		assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGBUS);
+		/* valgrind delivers the fault on a cut mapping as SIGSEGV */
+		assert_true(WIFSIGNALED(status) &&
+			    (WTERMSIG(status) == SIGBUS ||
+			     (how == 0 && WTERMSIG(status) == SIGSEGV && !pe_long_double_is_extended())));
 	}
 	remove(path);
 	remove(own);
