@@ -52,15 +52,14 @@ int pe_msg_report(const char *cmd, const struct pe_error *err)
 
 void pe_msg_warn(const char *fmt, ...)
 {
+	struct pe_error line;	/* shortened as error messages are */
 	va_list ap;
 
-	char line[1024];
-
 	va_start(ap, fmt);
-	vsnprintf(line, sizeof line, fmt, ap);
+	pe_vfail(&line, PE_ERR_DATA, fmt, ap);
 	va_end(ap);
 	fputs("posenc: warning: ", stderr);
-	put_text(line);
+	put_text(line.msg);
 	fputc('\n', stderr);
 }
 

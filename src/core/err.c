@@ -95,18 +95,26 @@ static size_t fit(char *s, size_t n, size_t max)
 
 int pe_fail(struct pe_error *err, enum pe_err code, const char *fmt, ...)
 {
+	va_list ap;
+
+	va_start(ap, fmt);
+	pe_vfail(err, code, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int pe_vfail(struct pe_error *err, enum pe_err code, const char *fmt, va_list ap)
+{
 	char small[4 * sizeof err->msg], *s = small, *big = NULL;
-	va_list ap, aq;
+	va_list aq;
 	size_t n;
 	int w;
 
 	if (!err)
 		return -1;
 	err->code = code;
-	va_start(ap, fmt);
 	va_copy(aq, ap);
 	w = vsnprintf(small, sizeof small, fmt, ap);
-	va_end(ap);
 	if (w < 0) {
 		va_end(aq);
 		snprintf(err->msg, sizeof err->msg, "(a message that could not be written)");

@@ -9,6 +9,8 @@
 #ifndef PE_ERR_H
 #define PE_ERR_H
 
+#include <stdarg.h>
+
 enum pe_err {
 	PE_OK = 0,
 	PE_ERR_USAGE,	/* inconsistent or malformed options: exit 2 */
@@ -32,6 +34,14 @@ struct pe_error {
 int pe_fail(struct pe_error *err, enum pe_err code, const char *fmt, ...)
 #if defined(__GNUC__)
 	__attribute__((format(printf, 3, 4)))
+#endif
+	;
+
+/* The same with a va_list (for other printf-style functions, such as the
+ * cli's warnings, that want the same shortening). */
+int pe_vfail(struct pe_error *err, enum pe_err code, const char *fmt, va_list ap)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 3, 0)))
 #endif
 	;
 
