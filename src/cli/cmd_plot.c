@@ -122,7 +122,7 @@ static int split_titles(struct job *j, struct pe_error *err)
 
 static int read_files(struct job *j, struct pe_error *err)
 {
-	struct pe_tablein in = { NULL, j->o.tensor, j->o.shape, "shape" };
+	struct pe_tablein in = { NULL, j->o.tensor, j->o.shape, "shape", 1 };
 	size_t k, stdin_uses = 0;
 	int kind;
 

@@ -166,7 +166,7 @@ int pe_threads_resolve(const struct pe_outopts *o, int *threads, struct pe_error
 		*threads = (int)o->threads;
 		return 0;
 	}
-	if (env) {
+	if (env && *env) {	/* set but empty: unset, as for most variables */
 		if (pe_parse_u64(env, 1, PE_MAX_THREADS, &v) != 0)
 			return pe_fail(err, PE_ERR_USAGE,
 				       "POSENC_THREADS must be an integer from 1 to %d, got '%s'",

@@ -127,8 +127,8 @@ int pe_emit_figure(const struct pe_outopts *o, const struct pe_fig *f, const str
 int pe_emit_text_check(const struct pe_outopts *o, enum pe_format format, const char *what,
 		       struct pe_error *err);
 
-/* The thread count: --threads, else POSENC_THREADS, else the CPUs.  A bad
- * value of the variable is a usage error. */
+/* The thread count: --threads, else POSENC_THREADS when set and not
+ * empty, else the CPUs.  A bad value of the variable is a usage error. */
 int pe_threads_resolve(const struct pe_outopts *o, int *threads, struct pe_error *err);
 
 #endif

@@ -390,6 +390,82 @@ static const struct pe_read_opts *by_extension(const char *path, const struct pe
 	return o;
 }
 
+/*
+ * The most a stream can hold of a table (io/input.h's rule): raw, exactly
+ * its shape's bytes; npy and safetensors, the length their header gives
+ * (a safetensors file has nothing after it, an npy file may); text, up to
+ * its first NUL byte, where csv stops being text.  Until the format is
+ * clear from the first bytes, nothing is bounded.
+ */
+struct stream {
+	const struct pe_read_opts *o;
+	size_t seen;		/* text: bytes looked at for a NUL */
+	char over[96];
+};
+
+static void stream_extent(const unsigned char *b, size_t n, void *ctx, struct pe_input_extent *x)
+{
+	struct stream *st = ctx;
+	enum pe_in_format f = st->o ? st->o->format : PE_IN_AUTO;
+	uint64_t total = 0, rows, cols;
+	int k = 0;
+	size_t i;
+
+	if (x->most != SIZE_MAX)
+		return;
+	if (f == PE_IN_RAW) {
+		rows = st->o->rows;
+		cols = st->o->cols;
+		if (rows && cols && rows <= UINT64_MAX / 4 / cols && rows * cols * 4 < SIZE_MAX) {
+			x->most = (size_t)(rows * cols * 4);
+			snprintf(st->over, sizeof st->over, "the size of a %llu x %llu float32 table",
+				 (unsigned long long)rows, (unsigned long long)cols);
+			x->over = st->over;
+		}
+		return;
+	}
+	if (f == PE_IN_AUTO) {
+		/* npy's magic, or safetensors' length and the blanks before its
+		 * '{', may still be arriving: pe_in_sniff would say csv */
+		if (n < 9)
+			return;
+		total = pe_get_u64le(b);
+		if (total >= 2 && total <= PE_SAFETENSORS_MAX_HEADER) {
+			for (i = 8; i < n && pe_json_blank(b[i]); i++)
+				;
+			if (i == n)
+				return;
+		}
+		f = pe_in_sniff(b, n);
+	}
+	if (f == PE_IN_NPY || f == PE_IN_SAFETENSORS) {
+		k = f == PE_IN_NPY ? pe_npy_extent(b, n, &total) : pe_safetensors_extent(b, n, &total);
+		if (k == 0)
+			return;
+		if (k < 0 || total >= SIZE_MAX)
+			total = n;	/* broken: the parser says how */
+		x->most = (size_t)total;
+		if (f == PE_IN_SAFETENSORS && k > 0)
+			x->over = "the length its safetensors header gives (a safetensors file is entirely indexed)";
+		return;
+	}
+	if (memchr(b + st->seen, '\0', n - st->seen))
+		x->most = n;
+	st->seen = n;
+}
+
+int pe_table_input_open(struct pe_input *in, const char *path, size_t max_bytes,
+			const struct pe_read_opts *o, struct pe_error *err)
+{
+	struct pe_read_opts named;
+	struct stream st;
+	struct pe_input_rule rule = { stream_extent, &st };
+
+	memset(&st, 0, sizeof st);
+	st.o = by_extension(path, o, &named);
+	return pe_input_open_rule(in, path, max_bytes, &rule, err);
+}
+
 int pe_read_table(const char *path, size_t max_bytes, const struct pe_read_opts *o,
 		  struct pe_matrix *out, struct pe_table_info *info, struct pe_error *err)
 {
@@ -400,10 +476,14 @@ int pe_read_table(const char *path, size_t max_bytes, const struct pe_read_opts 
 	memset(out, 0, sizeof *out);
 	if (info)
 		memset(info, 0, sizeof *info);
-	rc = pe_input_open(&in, path, max_bytes, err);
+	rc = pe_table_input_open(&in, path, max_bytes, o, err);
 	if (rc == 0)
 		rc = pe_table_parse(in.data, in.len, in.name, by_extension(path, o, &named), out, info,
 				    err);
+	if (pe_input_intact(&in, err) != 0) {
+		pe_matrix_free(out);
+		rc = -1;
+	}
 	pe_input_close(&in);
 	return rc;
 }

@@ -3,18 +3,22 @@
  * byte buffer (so a fuzzer can drive it in-process) with one file wrapper
  * for them all.
  *
- *   npy          versions 1.0, 2.0, 3.0; dtypes f2, f4, f8 in either byte
- *                order ('<', '>', '='); C or Fortran order; any header
- *                padding; 0-D is 1 x 1, 1-D (N,) is N x 1
+ *   npy          versions 1.0, 2.0, 3.0; float16, float32, float64 in
+ *                every spelling np.load reads ('<f4', '>f8', '|f4', 'f4',
+ *                '<f', 'e', 'float32', 'double', 'f4,' ...) and in the
+ *                byte order it reads them ('|', '=' and none: the host's);
+ *                C or Fortran order; any header padding; 0-D is 1 x 1,
+ *                1-D (N,) is N x 1
  *   safetensors  F32, F16, BF16, F64; validated as the reference reader
  *                does (header size, UTF-8 JSON, offsets contiguous from 0
  *                without gaps or overlap, sizes = shape x dtype, the buffer
  *                entirely indexed); the tensor by name, or the default rule
  *   csv          numbers separated by commas or by runs of blanks, as
  *                numpy.loadtxt reads them; '#' starts a comment, empty
- *                lines skipped; a first line mostly (at least half) not
- *                numbers is a header; every row the same number of fields;
- *                values parsed as strtod, then rounded to float32
+ *                lines skipped; a first line with no number in it is a
+ *                header (reported in info), one with any number is data;
+ *                every row the same number of fields; values parsed as
+ *                strtod (any length), then rounded to float32
  *   raw          little-endian float32, row-major, the shape given
  *
  * Every table becomes a float32 struct pe_matrix: f2 and bf16 exactly, f8
@@ -68,6 +72,10 @@ struct pe_table_info {
 	char tensor[256];		/* safetensors: the tensor read (truncated); else "" */
 	int ndim;			/* the shape in the file, before dropping 1s */
 	uint64_t shape[PE_READ_MAX_NDIM];
+	/* csv: the line skipped as a header (1-based; 0: none) and its text,
+	 * quoted as messages quote (at most 60 bytes, then "...") */
+	uint64_t header_line;
+	char header[72];
 };
 
 /* One tensor of a safetensors file (or the array of an npy file). */
@@ -117,8 +125,22 @@ int pe_table_list(const unsigned char *buf, size_t len, const char *name,
 void pe_tensor_entries_free(struct pe_tensor_entry *list, size_t n);
 
 /* Open path ("-": stdin; io/input.h), parse it as o says, close.  Inputs
- * larger than max_bytes are refused. */
+ * larger than max_bytes are refused; "NAME: changed while being read" when
+ * the file shrank under the parse. */
 int pe_read_table(const char *path, size_t max_bytes, const struct pe_read_opts *o,
 		  struct pe_matrix *out, struct pe_table_info *info, struct pe_error *err);
+
+struct pe_input;
+
+/* pe_input_open for a table as o says (NULL: any format), reading a stream
+ * (stdin, a pipe, a FIFO, a size-0 file) no further than such a table can
+ * reach: raw float32, exactly its shape's bytes (more is PE_ERR_DATA); npy
+ * and safetensors, the length their header gives (more is PE_ERR_DATA for
+ * safetensors; NumPy ignores it for npy); text, up to its first NUL byte,
+ * which the csv parser then refuses.  So /dev/zero or /proc/self/pagemap
+ * stops after its first chunk.  Text without a NUL is read to its end (at
+ * most max_bytes).  Close with pe_input_close. */
+int pe_table_input_open(struct pe_input *in, const char *path, size_t max_bytes,
+			const struct pe_read_opts *o, struct pe_error *err);
 
 #endif

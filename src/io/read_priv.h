@@ -71,4 +71,15 @@ int pe_safetensors_list(const unsigned char *buf, size_t len, const char *name,
 int pe_npy_list(const unsigned char *buf, size_t len, const char *name,
 		struct pe_tensor_entry **list, size_t *n, struct pe_error *err);
 
+/*
+ * For a stream read as it arrives (io/input.h's rules): how many bytes a
+ * file with the header at the start of buf[0, len) holds, the header
+ * included.  1 and *total when the header is all there; 0 when more bytes
+ * are needed to tell; -1 when the header is broken (the parser says how).
+ * npy: header and data (NumPy ignores bytes after them); safetensors:
+ * 8 + header + every tensor's bytes, as its offsets give them.
+ */
+int pe_npy_extent(const unsigned char *buf, size_t len, uint64_t *total);
+int pe_safetensors_extent(const unsigned char *buf, size_t len, uint64_t *total);
+
 #endif

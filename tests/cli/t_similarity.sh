@@ -319,7 +319,7 @@ fails 1 "npy |O" "$S/obj.npy: pickled Python objects are refused (dtype '|O')$" 
 	similarity -i "$S/obj.npy" -o "$T/eo/o.csv"
 fails 1 "npy structured dtype" "$S/struct.npy: a structured dtype, not a table$" \
 	similarity -i "$S/struct.npy" -o "$T/eo/o.csv"
-fails 1 "npy int32" "$S/i4.npy: dtype '<i4' is not a float table (f2, f4 or f8)$" \
+fails 1 "npy int32" "$S/i4.npy: dtype '<i4' is not float16, float32 or float64$" \
 	similarity -i "$S/i4.npy" -o "$T/eo/o.csv"
 fails 1 "3-D npy" "$S/d3.npy: shape (2, 3, 4) has 3 dimensions; a table has 1 or 2$" \
 	similarity -i "$S/d3.npy" -o "$T/eo/o.csv"
