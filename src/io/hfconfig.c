@@ -9,7 +9,7 @@
 #include <cJSON.h>
 
 #include "io/input.h"
-#include "io/read_priv.h"
+#include "io/bytes.h"
 
 #define COUNT_MAX ((double)((uint64_t)1 << 40))
 #define LIST_MAX ((size_t)1 << 22)

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "io/fmt.h"
-#include "io/read_priv.h"
+#include "io/bytes.h"
 
 #include <math.h>
 
