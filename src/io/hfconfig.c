@@ -1089,9 +1089,12 @@ static int layers(struct build *b, int nested)
 
 		h->floor_scale = 8192;
 		h->attn_scale = 0.1;
-		if (number(b->c, b->text, NULL, "floor_scale", NUM_POSITIVE, &h->floor_scale, NULL) != 0 ||
-		    number(b->c, b->text, NULL, "attn_scale", NUM_ANY, &h->attn_scale, NULL) != 0)
+		if (number(b->c, b->text, NULL, "floor_scale", NUM_POSITIVE, &h->floor_scale, &present) != 0)
 			return -1;
+		h->qgiven |= present ? PE_HF_QGIVEN_FLOOR : 0;
+		if (number(b->c, b->text, NULL, "attn_scale", NUM_ANY, &h->attn_scale, &present) != 0)
+			return -1;
+		h->qgiven |= (present ? PE_HF_QGIVEN_ATTN : 0) | (tt ? PE_HF_QGIVEN_TUNING : 0);
 		if (!tt || cJSON_IsTrue(tt) || (cJSON_IsNumber(tt) && tt->valuedouble != 0))
 			h->qscale = PE_HF_QSCALE_LLAMA4;
 	}

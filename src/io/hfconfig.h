@@ -98,6 +98,8 @@ enum pe_hf_qscale {
 				 * 1 + beta ln(1 + floor(p / L0)) */
 };
 
+enum { PE_HF_QGIVEN_FLOOR = 1, PE_HF_QGIVEN_ATTN = 2, PE_HF_QGIVEN_TUNING = 4 };
+
 struct pe_hfconfig {
 	int has_rope;			/* any RoPE field at all, or a family that has one */
 	char model_type[64];		/* "" if absent */
@@ -116,6 +118,7 @@ struct pe_hfconfig {
 	enum pe_hf_qscale qscale;
 	double floor_scale, attn_scale, qbeta;
 	uint64_t qL0;
+	unsigned qgiven;		/* PE_HF_QGIVEN_* bits: which Llama 4 keys the file has */
 	/* A key written twice in one object: Python's json (and so the
 	 * model) keeps the last value, and so does posenc.  The count of
 	 * such keys and the path of the first ("rope_scaling.factor"), for a
