@@ -28,6 +28,8 @@
 #include "io/report.h"
 
 #define PE_EXPLAIN_PANELS 8
+/* rows of a report's per-frequency (per-head) table, at most */
+#define PE_EXPLAIN_MAX_ROWS ((size_t)1 << 16)
 #define PE_EXPLAIN_SERIES 4
 #define PE_EXPLAIN_SHADES 8
 

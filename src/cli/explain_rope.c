@@ -18,9 +18,6 @@
 #define PE_PI 3.141592653589793
 #define KEY_MAX 200
 
-/* explain reports one row per frequency: at most this many */
-#define MAX_PAIRS ((size_t)1 << 16)
-
 struct ctx {
 	struct pe_explain *x;
 	const struct pe_explain_rope *in;
@@ -440,9 +437,9 @@ static int one_type(struct ctx *k, struct pe_rnode *list, int t, struct pe_error
 	char span[64];
 	int rc = -1;
 
-	if (r->nfreq > MAX_PAIRS)
+	if (r->nfreq > PE_EXPLAIN_MAX_ROWS)
 		return pe_fail(err, PE_ERR_USAGE, "explain reports at most %zu frequency pairs, this rope has %zu",
-			       MAX_PAIRS, r->nfreq);
+			       PE_EXPLAIN_MAX_ROWS, r->nfreq);
 	pe_rep_str(o, "layer_type", "%s", type);
 	if (k->cfg && k->cfg->nlayers && layers(k->cfg, t, o, "layers", "layer_count") != 0)
 		return pe_fail(err, PE_ERR_NOMEM, "out of memory");
@@ -574,6 +571,36 @@ static void query_scale(const struct ctx *k, struct pe_rnode *root, uint64_t pos
 	qscale_samples(cfg, last, pe_rep_list(o, "samples"));
 }
 
+/*
+ * DeepSeek-V2/V3 and the MLA families after them: the attention's softmax
+ * scale qk_head_dim^-0.5 is multiplied by g(factor, mscale_all_dim)^2
+ * (yarn_apply_mscale) when the rope type is not default and
+ * mscale_all_dim is set; cos and sin then carry only the mscale ratio.
+ */
+static void softmax_scale(const struct ctx *k, struct pe_rnode *root)
+{
+	const struct pe_rope_params *p = &k->r->p;
+	struct pe_rnode *o = pe_rep_record(root, "softmax_scale"), *v;
+	int applies = p->scaling != PE_ROPE_NONE && p->mscale_all_dim != 0;
+	double m = applies ? pe_rope_yarn_mscale(p->factor, p->mscale_all_dim) : 1.0;
+
+	pe_rep_str(o, "rule", "qk_head_dim^-0.5 g(factor, mscale_all_dim)^2, g(s, m) = 0.1 m ln s + 1 (model_type %s)",
+		   k->cfg->model_type);
+	v = pe_rep_param(o, "mscale_squared", "derived",
+			 applies ? "(0.1 mscale_all_dim ln(factor) + 1)^2"
+				 : "1 (the rope type is default or mscale_all_dim is not set)");
+	pe_rep_num(v, "value", m * m);
+	if (!k->cfg->qk_head_dim) {
+		pe_rep_str(o, "scale", "unknown: the file gives neither qk_nope_head_dim and qk_rope_head_dim nor qk_head_dim");
+		return;
+	}
+	pe_rep_int(pe_rep_param(o, "qk_head_dim", "config", k->cfg->qk_key), "value",
+		   (int64_t)k->cfg->qk_head_dim);
+	v = pe_rep_param(o, "scale", "derived", "qk_head_dim^-0.5 mscale_squared");
+	pe_rep_num(v, "value", m * m / sqrt((double)k->cfg->qk_head_dim));
+	pe_rep_str(v, "note", "queries times keys are multiplied by it before the softmax");
+}
+
 int pe_explain_rope(struct pe_explain *x, const struct pe_explain_rope *in, struct pe_error *err)
 {
 	struct pe_rnode *root = x->root, *list, *v;
@@ -614,6 +641,10 @@ int pe_explain_rope(struct pe_explain *x, const struct pe_explain_rope *in, stru
 		return pe_fail(err, PE_ERR_NOMEM, "out of memory");
 	if (cfg)
 		query_scale(&k, root, in->positions, in->positions_given);
+	if (cfg && cfg->mscale_softmax && in->n) {
+		k.r = &in->rope[0];
+		softmax_scale(&k, root);
+	}
 	base = in->config ? strrchr(in->config, '/') : NULL;
 	base = base ? base + 1 : in->config;
 	snprintf(x->title, sizeof x->title, "rope: wavelength per frequency pair%s%s",

@@ -99,7 +99,7 @@ static float f_dynamic_base(const struct pe_rope_params *p, uint64_t L)
 	return f_mul((float)p->theta, a);
 }
 
-static double yarn_mscale(double s, double m)
+double pe_rope_yarn_mscale(double s, double m)
 {
 	return s <= 1.0 ? 1.0 : 0.1 * m * log(s) + 1.0;
 }
@@ -409,8 +409,8 @@ int pe_rope_init(struct pe_rope *r, const struct pe_rope_params *p, struct pe_er
 	r->attention = 1.0;
 	if (q->scaling == PE_ROPE_YARN)
 		r->attention = q->mscale != 0 && q->mscale_all_dim != 0
-				       ? yarn_mscale(f, q->mscale) / yarn_mscale(f, q->mscale_all_dim)
-				       : yarn_mscale(f, 1.0);
+				       ? pe_rope_yarn_mscale(f, q->mscale) / pe_rope_yarn_mscale(f, q->mscale_all_dim)
+				       : pe_rope_yarn_mscale(f, 1.0);
 	if (q->scaling == PE_ROPE_LONGROPE && f > 1)
 		r->attention = sqrt(1.0 + log(f) / log((double)q->original_max));
 	if (!isnan(q->attention_factor))

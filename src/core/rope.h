@@ -162,6 +162,11 @@ struct pe_rope {
  * of Llama 3.1), everything else 0. */
 void pe_rope_defaults(struct pe_rope_params *p);
 
+/* YaRN's g(s, m) = 1 if s <= 1 else 0.1 m ln s + 1 (transformers'
+ * get_mscale / yarn_get_mscale), in double: the attention factor's terms,
+ * and squared the softmax scale DeepSeek's attention multiplies by. */
+double pe_rope_yarn_mscale(double s, double m);
+
 const char *pe_rope_scaling_name(enum pe_rope_scaling s);
 /* By name ("none", "default" (= none), "linear", ...); -1 if unknown. */
 int pe_rope_scaling_by_name(const char *name);

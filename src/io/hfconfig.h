@@ -106,6 +106,11 @@ struct pe_hfconfig {
 	char prefix[16];		/* "text_config." when the text model is nested */
 	int interleaved;		/* pairs (2k, 2k+1): GPT-J, Llama 4, Cohere, ... */
 	int polar;			/* cos/sin from torch.polar (Llama 4, DeepSeek-V2) */
+	int mscale_softmax;		/* the attention's softmax scale qk_head_dim^-0.5 is
+					 * multiplied by yarn's mscale squared (DeepSeek-V2/V3
+					 * and the MLA families after them) */
+	uint64_t qk_head_dim;		/* their qk_head_dim, 0 if the file does not say */
+	char qk_key[64];		/* the key(s) it came from */
 	int family_known;		/* model_type is a family of transformers with RoPE */
 	uint64_t max_positions;		/* max_position_embeddings, 0 if absent */
 	size_t ntypes;

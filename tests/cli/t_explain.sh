@@ -79,6 +79,8 @@ jsonok "qwen3: plain, theta 1e6, 64 pairs kept" \
 run explain rope --from-config "$HF/deepseek-v3.fields.json" -f json
 jsonok "deepseek-v3: rotary 64, yarn 10..23, attention 1.0" \
 	'V(None, "rotary_dim") == 64 and V(None, "yarn_low") == 10 and V(None, "yarn_high") == 23 and V(None, "attention_factor") == 1.0 and V(None, "factor") == 40'
+jsonok "deepseek-v3: softmax scale 192^-0.5 (0.1 ln 40 + 1)^2 = 0.1352338" \
+	'close(d["softmax_scale"]["scale"]["value"], 0.1352338, 4e-7) and close(d["softmax_scale"]["scale"]["value"], 192 ** -0.5 * (0.1 * math.log(40) + 1) ** 2, 1e-15) and close(d["softmax_scale"]["mscale_squared"]["value"], 1.873854, 1e-6)'
 jsonok "deepseek-v3: kept below 10, divided by 40 from 23" \
 	'G() == "kept 0-10 11; ramped 11-22 12; interpolated 23-31 9" and all(close(P()[j]["inv_freq"], th(1e4, j, 64) / 40, 1e-12) for j in range(23, 32))'
 

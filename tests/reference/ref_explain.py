@@ -27,9 +27,11 @@ family's init function for that type (ROPE_INIT_FUNCTIONS, or its rotary
 module's compute_default_rope_parameters) called with the layer type and
 explain's sequence length:
   inv_freq f32 (bit-identical), inv_freq exact (bound above), attention
-  (equal), and for Ministral 3 the query scale at explain's sample
-  positions against modeling_ministral3.get_llama_4_attn_scale (float32:
-  within 4 ulp of its value; explain computes in double).
+  (equal), for Ministral 3 the query scale at explain's sample positions
+  against modeling_ministral3.get_llama_4_attn_scale (float32: within 4
+  ulp of its value; explain computes in double), and for DeepSeek-V3 the
+  softmax scale against its modeling's yarn_apply_mscale(rope_parameters,
+  qk_head_dim^-0.5) (equal as doubles).
 """
 
 import importlib
@@ -214,6 +216,13 @@ def real_configs(g, inits):
                 return inv_checks(r32, rex, lib_inv, lib_att, rp.get("rope_theta", 10000.0))
 
             g.check("%s %s inv_freq, attention" % (f, t or "(every layer)"), checks)
+        sm = rep.get("softmax_scale")
+        if sm is not None:
+            def scheck(sm=sm):
+                m = importlib.import_module(type(cfg).__module__.replace(".configuration_", ".modeling_"))
+                lib = m.yarn_apply_mscale(cfg.rope_parameters, cfg.qk_head_dim ** (-0.5))
+                return equal("softmax scale", sm["scale"]["value"], lib)
+            g.check(f + " softmax scale (yarn_apply_mscale)", scheck)
         qs = rep.get("query_scale")
         if isinstance(qs, dict) and qs["rule"] == "llama_4_scaling_beta":
             def qcheck(qs=qs):

@@ -223,6 +223,17 @@ static void test_dynamic_theta(void **state)
 	pe_rope_free(&r);
 }
 
+/* yarn's g(s, m): 1 up to s = 1, else 0.1 m ln s + 1; DeepSeek-V3's
+ * softmax scale 192^-0.5 g(40, 1)^2 = 0.1352338 (rope-2026.md A.6) */
+static void test_yarn_mscale(void **state)
+{
+	(void)state;
+	assert_true(pe_rope_yarn_mscale(1, 5) == 1);
+	assert_true(pe_rope_yarn_mscale(0.5, 5) == 1);
+	assert_close(pe_rope_yarn_mscale(40, 0.707), 0.0707 * log(40) + 1, 0, 1e-15);
+	assert_close(pow(pe_rope_yarn_mscale(40, 1), 2) / sqrt(192), 0.1352338, 0, 4e-7);
+}
+
 /* the query scales where they step (rope-2026.md D) */
 static void test_qscale(void **state)
 {
@@ -249,6 +260,7 @@ int main(void)
 		cmocka_unit_test(test_proportional),
 		cmocka_unit_test(test_longrope_interleaved),
 		cmocka_unit_test(test_dynamic_theta),
+		cmocka_unit_test(test_yarn_mscale),
 		cmocka_unit_test(test_qscale),
 	};
 
