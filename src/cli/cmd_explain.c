@@ -184,6 +184,12 @@ static int explain(const struct pe_command *cmd, int argc, char **argv)
 	}
 	if (resolve(&out, &f, &err) != 0)
 		goto fail;
+	/* a report row per frequency: refused before the frequencies are computed */
+	if (pe_args_given(&a, &g.dim) && (g.dim + 1) / 2 > PE_EXPLAIN_MAX_ROWS) {
+		pe_fail(&err, PE_ERR_USAGE, "explain reports at most %zu frequencies: --dim at most %zu, got %llu",
+			PE_EXPLAIN_MAX_ROWS, 2 * PE_EXPLAIN_MAX_ROWS, (unsigned long long)g.dim);
+		goto fail;
+	}
 	g.float32 = eo.precision == 1;
 	g.explain = 1;
 	if (pe_gen_build(&g, &err) != 0 || pe_explain_init(&x, &err) != 0 ||

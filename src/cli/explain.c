@@ -94,6 +94,9 @@ int pe_explain_sinusoidal(struct pe_explain *x, const struct pe_sinusoidal *s,
 	char zero[48];
 	size_t k;
 
+	if (s->nfreq > PE_EXPLAIN_MAX_ROWS)
+		return pe_fail(err, PE_ERR_USAGE, "explain reports at most %zu frequencies, this table has %zu",
+			       PE_EXPLAIN_MAX_ROWS, s->nfreq);
 	pe_rep_str(o, "kind", "sinusoidal");
 	pe_rep_str(o, "preset", "%s", pe_sin_preset_name(p->preset));
 	pe_rep_str(o, "layout", "%s", inter ? "interleaved" : "half");
@@ -167,6 +170,9 @@ int pe_explain_alibi(struct pe_explain *x, const struct pe_alibi *a, struct pe_e
 	struct pe_explain_panel *panel;
 	uint64_t H = p->heads, c = 1, k;
 
+	if (H > PE_EXPLAIN_MAX_ROWS)
+		return pe_fail(err, PE_ERR_USAGE, "explain reports at most %zu heads, got %llu (generate alibi --table slopes writes them all)",
+			       PE_EXPLAIN_MAX_ROWS, (unsigned long long)H);
 	while (c * 2 <= H)
 		c *= 2;
 	pe_rep_str(o, "kind", "alibi");

@@ -225,3 +225,7 @@ fails 2 "explain --layer out of range" "--layer 26: .*gemma-3-1b-it.legacy.json 
 	explain rope --from-config "$HF/gemma-3-1b-it.legacy.json" --layer 26
 fails 2 "explain --layer of a NoPE layer" "--layer 3 of .* has no RoPE (a NoPE layer: 3, 7, " \
 	explain rope --from-config "$HF/llama-4-scout-17b-16e.fields.json" --layer 3
+fails 2 "explain a head dim too wide to report" "explain reports at most 65536 frequencies: --dim at most 131072, got 131074$" \
+	explain rope -d 131074
+fails 2 "explain too many heads" "explain reports at most 65536 heads, got 65537 (generate alibi --table slopes writes them all)$" \
+	explain alibi --heads 65537
