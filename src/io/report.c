@@ -13,6 +13,7 @@
 #include "io/fmt.h"
 #include "io/metajson.h"
 #include "io/output.h"
+#include "io/strbuf.h"
 
 enum rtype { R_RECORD, R_LIST, R_NUM, R_F32, R_INT, R_BOOL, R_NULL, R_STR };
 
@@ -101,36 +102,35 @@ struct pe_rnode *pe_rep_list(struct pe_rnode *parent, const char *key)
 	return add(parent, key, R_LIST);
 }
 
+/* a scalar member: its number (R_NUM, R_F32) or integer (R_INT, R_BOOL) */
+static void leaf(struct pe_rnode *parent, const char *key, enum rtype type, double num, int64_t i)
+{
+	struct pe_rnode *n = add(parent, key, type);
+
+	if (n) {
+		n->num = num;
+		n->i = i;
+	}
+}
+
 void pe_rep_num(struct pe_rnode *parent, const char *key, double v)
 {
-	struct pe_rnode *n = add(parent, key, R_NUM);
-
-	if (n)
-		n->num = v;
+	leaf(parent, key, R_NUM, v, 0);
 }
 
 void pe_rep_f32(struct pe_rnode *parent, const char *key, float v)
 {
-	struct pe_rnode *n = add(parent, key, R_F32);
-
-	if (n)
-		n->num = (double)v;
+	leaf(parent, key, R_F32, (double)v, 0);
 }
 
 void pe_rep_int(struct pe_rnode *parent, const char *key, int64_t v)
 {
-	struct pe_rnode *n = add(parent, key, R_INT);
-
-	if (n)
-		n->i = v;
+	leaf(parent, key, R_INT, 0, v);
 }
 
 void pe_rep_bool(struct pe_rnode *parent, const char *key, int v)
 {
-	struct pe_rnode *n = add(parent, key, R_BOOL);
-
-	if (n)
-		n->i = v != 0;
+	leaf(parent, key, R_BOOL, 0, v != 0);
 }
 
 void pe_rep_null(struct pe_rnode *parent, const char *key)
@@ -184,57 +184,22 @@ size_t pe_rep_count(const struct pe_rnode *n)
 	return n ? n->n : 0;
 }
 
-/* ---- a growing text buffer ---- */
+/* ---- writing ---- */
 
-struct sb {
-	char *s;
-	size_t len, cap;
-	int oom;
-};
-
-static void put(struct sb *b, const char *s, size_t n)
-{
-	char *t;
-	size_t cap;
-
-	if (b->oom)
-		return;
-	if (b->len + n + 1 > b->cap) {
-		cap = b->cap ? b->cap : 1024;
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		t = realloc(b->s, cap);
-		if (!t) {
-			b->oom = 1;
-			return;
-		}
-		b->s = t;
-		b->cap = cap;
-	}
-	memcpy(b->s + b->len, s, n);
-	b->len += n;
-	b->s[b->len] = '\0';
-}
-
-static void puts_(struct sb *b, const char *s)
-{
-	put(b, s, strlen(s));
-}
-
-static void pad(struct sb *b, size_t n)
+static void pad(struct pe_strbuf *b, size_t n)
 {
 	static const char spaces[] = "                                ";
 
 	while (n > 0) {
 		size_t k = n < sizeof spaces - 1 ? n : sizeof spaces - 1;
 
-		put(b, spaces, k);
+		pe_sb_put(b, spaces, k);
 		n -= k;
 	}
 }
 
 /* Write what b holds; its errors or the report's out of memory. */
-static int flush(FILE *fp, const struct pe_report *r, struct sb *b, struct pe_error *err)
+static int flush(FILE *fp, const struct pe_report *r, struct pe_strbuf *b, struct pe_error *err)
 {
 	int rc;
 
@@ -300,46 +265,78 @@ static int is_param(const struct pe_rnode *n)
 	return flat(n);
 }
 
-/* ---- JSON ---- */
+/* ---- scalars, in each format ---- */
 
-static void json_scalar(struct sb *b, const struct pe_rnode *n)
+enum form { JSON, TEXT, CSV };
+
+/* A non-finite number: null in JSON, empty in csv, inf or nan in text. */
+static const char *nonfinite(double v, enum form f)
 {
-	char num[PE_FMT_BUF], *q;
+	return f == JSON ? "null" : f == CSV ? "" : isnan(v) ? "nan" : v < 0 ? "-inf" : "inf";
+}
+
+/* Text in csv: quoted (quotes doubled) when it holds a comma, quote or
+ * line break (RFC 4180). */
+static void csv_text(struct pe_strbuf *b, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		pe_sb_puts(b, s);
+		return;
+	}
+	pe_sb_puts(b, "\"");
+	for (; *s; s++) {
+		if (*s == '"')
+			pe_sb_puts(b, "\"\"");
+		else
+			pe_sb_put(b, s, 1);
+	}
+	pe_sb_puts(b, "\"");
+}
+
+static void scalar(struct pe_strbuf *b, const struct pe_rnode *n, enum form f)
+{
+	char num[64], *q;
+	const char *s = n->str ? n->str : "";
 
 	switch (n->type) {
 	case R_NUM:
-		if (isfinite(n->num))
-			put(b, num, pe_fmt_f64(n->num, num));
-		else
-			puts_(b, "null");
-		break;
 	case R_F32:
-		if (isfinite(n->num))
-			put(b, num, pe_fmt_f32((float)n->num, num));
+		if (!isfinite(n->num))
+			pe_sb_puts(b, nonfinite(n->num, f));
+		else if (n->type == R_F32)
+			pe_sb_put(b, num, pe_fmt_f32((float)n->num, num));
+		else if (f == TEXT)
+			pe_sb_put(b, num, (size_t)snprintf(num, sizeof num, "%.8g", n->num));
 		else
-			puts_(b, "null");
+			pe_sb_put(b, num, pe_fmt_f64(n->num, num));
 		break;
 	case R_INT:
-		put(b, num, pe_fmt_i64(n->i, num));
+		pe_sb_put(b, num, pe_fmt_i64(n->i, num));
 		break;
 	case R_BOOL:
-		puts_(b, n->i ? "true" : "false");
+		pe_sb_puts(b, n->i ? "true" : "false");
 		break;
 	case R_STR:
-		q = n->str ? pe_json_quote(n->str) : NULL;
-		if (!q)
+		if (f == TEXT) {
+			pe_sb_puts(b, s);
+		} else if (f == CSV) {
+			csv_text(b, s);
+		} else if ((q = pe_json_quote(s))) {
+			pe_sb_puts(b, q);
+			free(q);
+		} else {
 			b->oom = 1;
-		else
-			puts_(b, q);
-		free(q);
+		}
 		break;
 	default:
-		puts_(b, "null");
+		pe_sb_puts(b, f == JSON ? "null" : f == TEXT ? "-" : "");
 		break;
 	}
 }
 
-static void json_key(struct sb *b, const char *key)
+/* ---- JSON ---- */
+
+static void json_key(struct pe_strbuf *b, const char *key)
 {
 	char *q = pe_json_quote(key);
 
@@ -347,19 +344,19 @@ static void json_key(struct sb *b, const char *key)
 		b->oom = 1;
 		return;
 	}
-	puts_(b, q);
-	puts_(b, ": ");
+	pe_sb_puts(b, q);
+	pe_sb_puts(b, ": ");
 	free(q);
 }
 
-static void json_node(struct sb *b, const struct pe_rnode *n, size_t depth)
+static void json_node(struct pe_strbuf *b, const struct pe_rnode *n, size_t depth)
 {
 	const struct pe_rnode *c;
 	int inline_ = is_scalar(n) || scalar_list(n) || flat(n);
 	const char *open = n->type == R_RECORD ? "{" : "[", *close = n->type == R_RECORD ? "}" : "]";
 
 	if (is_scalar(n)) {
-		json_scalar(b, n);
+		scalar(b, n, JSON);
 		return;
 	}
 	if (is_param(n)) {
@@ -367,24 +364,24 @@ static void json_node(struct sb *b, const struct pe_rnode *n, size_t depth)
 		static const char *const order[] = { "value", "origin", "key", "note" };
 		size_t i;
 
-		puts_(b, "{");
+		pe_sb_puts(b, "{");
 		for (i = 0; i < 4; i++) {
 			if (!(c = member(n, order[i])))
 				continue;
 			if (i)
-				puts_(b, ", ");
+				pe_sb_puts(b, ", ");
 			json_key(b, c->key);
 			json_node(b, c, depth + 1);
 		}
-		puts_(b, "}");
+		pe_sb_puts(b, "}");
 		return;
 	}
-	puts_(b, open);
+	pe_sb_puts(b, open);
 	for (c = n->child; c; c = c->next) {
 		if (c != n->child)
-			puts_(b, inline_ ? ", " : ",");
+			pe_sb_puts(b, inline_ ? ", " : ",");
 		if (!inline_) {
-			puts_(b, "\n");
+			pe_sb_puts(b, "\n");
 			pad(b, 2 * (depth + 1));
 		}
 		if (n->type == R_RECORD)
@@ -392,18 +389,18 @@ static void json_node(struct sb *b, const struct pe_rnode *n, size_t depth)
 		json_node(b, c, depth + 1);
 	}
 	if (!inline_ && n->child) {
-		puts_(b, "\n");
+		pe_sb_puts(b, "\n");
 		pad(b, 2 * depth);
 	}
-	puts_(b, close);
+	pe_sb_puts(b, close);
 }
 
 int pe_report_json(FILE *fp, const struct pe_report *r, struct pe_error *err)
 {
-	struct sb b = { NULL, 0, 0, 0 };
+	struct pe_strbuf b = PE_STRBUF_INIT;
 
 	json_node(&b, &r->root, 0);
-	puts_(&b, "\n");
+	pe_sb_puts(&b, "\n");
 	return flush(fp, r, &b, err);
 }
 
@@ -411,75 +408,37 @@ int pe_report_json(FILE *fp, const struct pe_report *r, struct pe_error *err)
 
 #define WRAP 100
 
-static void text_scalar(struct sb *b, const struct pe_rnode *n)
-{
-	char num[64];
-
-	switch (n->type) {
-	case R_NUM:
-		if (isnan(n->num))
-			puts_(b, "nan");
-		else if (isinf(n->num))
-			puts_(b, n->num < 0 ? "-inf" : "inf");
-		else {
-			snprintf(num, sizeof num, "%.8g", n->num);
-			puts_(b, num);
-		}
-		break;
-	case R_F32:
-		if (isfinite(n->num))
-			put(b, num, pe_fmt_f32((float)n->num, num));
-		else
-			puts_(b, isnan(n->num) ? "nan" : n->num < 0 ? "-inf" : "inf");
-		break;
-	case R_INT:
-		put(b, num, pe_fmt_i64(n->i, num));
-		break;
-	case R_BOOL:
-		puts_(b, n->i ? "true" : "false");
-		break;
-	case R_STR:
-		puts_(b, n->str ? n->str : "");
-		break;
-	case R_NULL:
-		puts_(b, "-");
-		break;
-	default:
-		break;
-	}
-}
-
 /* a scalar or a scalar list as text into b (sep between items), at
  * column col: long lists wrap under col */
-static void text_value(struct sb *b, const struct pe_rnode *n, const char *sep, size_t col)
+static void text_value(struct pe_strbuf *b, const struct pe_rnode *n, const char *sep, size_t col)
 {
 	const struct pe_rnode *c;
 	size_t line_start;
 
 	if (is_scalar(n)) {
-		text_scalar(b, n);
+		scalar(b, n, TEXT);
 		return;
 	}
 	line_start = b->len - (b->len >= col ? col : 0);
 	for (c = n->child; c; c = c->next) {
 		if (c != n->child) {
-			puts_(b, sep);
+			pe_sb_puts(b, sep);
 			if (col && b->len - line_start > WRAP) {
 				while (b->len && b->s[b->len - 1] == ' ')
 					b->s[--b->len] = '\0';
-				puts_(b, "\n");
+				pe_sb_puts(b, "\n");
 				line_start = b->len;
 				pad(b, col);
 			}
 		}
-		text_scalar(b, c);
+		scalar(b, c, TEXT);
 	}
 }
 
 /* the width of n as text_value writes it on one line */
 static size_t text_width(const struct pe_rnode *n, const char *sep)
 {
-	struct sb t = { NULL, 0, 0, 0 };
+	struct pe_strbuf t = PE_STRBUF_INIT;
 	size_t w;
 
 	text_value(&t, n, sep, 0);
@@ -493,8 +452,8 @@ static int line_member(const struct pe_rnode *c)
 	return is_scalar(c) || scalar_list(c) || is_param(c);
 }
 
-static void text_table(struct sb *b, const struct pe_rnode *list, size_t indent);
-static void text_record(struct sb *b, const struct pe_rnode *n, size_t indent, int skip_name);
+static void text_table(struct pe_strbuf *b, const struct pe_rnode *list, size_t indent);
+static void text_record(struct pe_strbuf *b, const struct pe_rnode *n, size_t indent, int skip_name);
 
 static int records_list(const struct pe_rnode *n)
 {
@@ -520,7 +479,7 @@ static int flat_records(const struct pe_rnode *n)
 	return 1;
 }
 
-static void text_record(struct sb *b, const struct pe_rnode *n, size_t indent, int skip_name)
+static void text_record(struct pe_strbuf *b, const struct pe_rnode *n, size_t indent, int skip_name)
 {
 	const struct pe_rnode *c, *v, *k;
 	size_t wkey = 0, wval = 0, worig = 0, col;
@@ -543,16 +502,16 @@ static void text_record(struct sb *b, const struct pe_rnode *n, size_t indent, i
 			continue;
 		if (line_member(c)) {
 			if (blank)
-				puts_(b, "\n");
+				pe_sb_puts(b, "\n");
 			blank = 0;
 			printed = 1;
 			pad(b, indent);
-			puts_(b, c->key);
+			pe_sb_puts(b, c->key);
 			pad(b, wkey - strlen(c->key) + 2);
 			col = indent + wkey + 2;
 			if (!is_param(c)) {
 				text_value(b, c, ", ", col);
-				puts_(b, "\n");
+				pe_sb_puts(b, "\n");
 				continue;
 			}
 			v = member(c, "value");
@@ -562,62 +521,62 @@ static void text_record(struct sb *b, const struct pe_rnode *n, size_t indent, i
 			col = b->len - col;
 			if (col > wval) {
 				/* a long value: origin and key on the next line */
-				puts_(b, "\n");
+				pe_sb_puts(b, "\n");
 				pad(b, indent + wkey + 2 + wval);
 			} else {
 				pad(b, wval - col);
 			}
-			puts_(b, "  ");
-			text_scalar(b, member(c, "origin"));
+			pe_sb_puts(b, "  ");
+			scalar(b, member(c, "origin"), TEXT);
 			if (k) {
 				pad(b, worig - strlen(member(c, "origin")->str ? member(c, "origin")->str : "") + 2);
-				text_scalar(b, k);
+				scalar(b, k, TEXT);
 			}
 			if (member(c, "note")) {
-				puts_(b, " (");
-				text_scalar(b, member(c, "note"));
-				puts_(b, ")");
+				pe_sb_puts(b, " (");
+				scalar(b, member(c, "note"), TEXT);
+				pe_sb_puts(b, ")");
 			}
 			while (b->len && b->s[b->len - 1] == ' ')
 				b->s[--b->len] = '\0';
-			puts_(b, "\n");
+			pe_sb_puts(b, "\n");
 			continue;
 		}
 		/* a section */
 		if (printed)
-			puts_(b, "\n");
+			pe_sb_puts(b, "\n");
 		printed = 1;
 		if (flat_records(c)) {
 			pad(b, indent);
-			puts_(b, c->key);
-			puts_(b, ":\n");
+			pe_sb_puts(b, c->key);
+			pe_sb_puts(b, ":\n");
 			text_table(b, c, indent + 2);
 		} else if (c->type == R_RECORD) {
 			pad(b, indent);
-			puts_(b, c->key);
-			puts_(b, ":\n");
+			pe_sb_puts(b, c->key);
+			pe_sb_puts(b, ":\n");
 			text_record(b, c, indent + 2, 0);
 		} else {
 			const struct pe_rnode *e, *name;
 
 			for (e = c->child; e; e = e->next) {
 				if (e != c->child)
-					puts_(b, "\n");
+					pe_sb_puts(b, "\n");
 				pad(b, indent);
 				name = e->type == R_RECORD && e->child && e->child->type == R_STR
 					       ? e->child : NULL;
-				puts_(b, c->key);
+				pe_sb_puts(b, c->key);
 				if (name && name->str && *name->str) {
-					puts_(b, " ");
-					text_scalar(b, name);
+					pe_sb_puts(b, " ");
+					scalar(b, name, TEXT);
 				}
-				puts_(b, ":\n");
+				pe_sb_puts(b, ":\n");
 				if (e->type == R_RECORD)
 					text_record(b, e, indent + 2, name != NULL);
 				else {
 					pad(b, indent + 2);
 					text_value(b, e, ", ", indent + 2);
-					puts_(b, "\n");
+					pe_sb_puts(b, "\n");
 				}
 			}
 		}
@@ -649,7 +608,7 @@ static int right_aligned(const struct pe_rnode *v)
 	return v && (v->type == R_NUM || v->type == R_F32 || v->type == R_INT);
 }
 
-static void text_table(struct sb *b, const struct pe_rnode *list, size_t indent)
+static void text_table(struct pe_strbuf *b, const struct pe_rnode *list, size_t indent)
 {
 	const char *cols[MAXCOL];
 	size_t ncol = table_columns(list, cols), w[MAXCOL], k, len;
@@ -671,11 +630,11 @@ static void text_table(struct sb *b, const struct pe_rnode *list, size_t indent)
 		len = strlen(cols[k]);
 		if (right[k])
 			pad(b, w[k] - len);
-		puts_(b, cols[k]);
+		pe_sb_puts(b, cols[k]);
 		if (k + 1 < ncol)
 			pad(b, (right[k] ? 0 : w[k] - len) + 2);
 	}
-	puts_(b, "\n");
+	pe_sb_puts(b, "\n");
 	for (e = list->child; e; e = e->next) {
 		pad(b, indent);
 		for (k = 0; k < ncol; k++) {
@@ -686,19 +645,19 @@ static void text_table(struct sb *b, const struct pe_rnode *list, size_t indent)
 			if (v)
 				text_value(b, v, ",", 0);
 			else
-				puts_(b, "-");
+				pe_sb_puts(b, "-");
 			if (k + 1 < ncol)
 				pad(b, (right[k] ? 0 : w[k] - len) + 2);
 		}
 		while (b->len && b->s[b->len - 1] == ' ')
 			b->s[--b->len] = '\0';
-		puts_(b, "\n");
+		pe_sb_puts(b, "\n");
 	}
 }
 
 int pe_report_text(FILE *fp, const struct pe_report *r, struct pe_error *err)
 {
-	struct sb b = { NULL, 0, 0, 0 };
+	struct pe_strbuf b = PE_STRBUF_INIT;
 
 	text_record(&b, &r->root, 0, 0);
 	return flush(fp, r, &b, err);
@@ -706,79 +665,39 @@ int pe_report_text(FILE *fp, const struct pe_report *r, struct pe_error *err)
 
 /* ---- csv ---- */
 
-static void csv_scalar(struct sb *b, const struct pe_rnode *n)
-{
-	char num[PE_FMT_BUF];
-	const char *s;
-
-	switch (n->type) {
-	case R_NUM:
-		if (isfinite(n->num))
-			put(b, num, pe_fmt_f64(n->num, num));
-		break;
-	case R_F32:
-		if (isfinite(n->num))
-			put(b, num, pe_fmt_f32((float)n->num, num));
-		break;
-	case R_INT:
-		put(b, num, pe_fmt_i64(n->i, num));
-		break;
-	case R_BOOL:
-		puts_(b, n->i ? "true" : "false");
-		break;
-	case R_STR:
-		s = n->str ? n->str : "";
-		if (!strpbrk(s, ",\"\r\n")) {
-			puts_(b, s);
-			break;
-		}
-		puts_(b, "\"");
-		for (; *s; s++) {
-			if (*s == '"')
-				puts_(b, "\"\"");
-			else
-				put(b, s, 1);
-		}
-		puts_(b, "\"");
-		break;
-	default:
-		break;
-	}
-}
-
 int pe_report_csv(FILE *fp, const struct pe_report *r, const struct pe_rnode *list,
 		  struct pe_error *err)
 {
-	struct sb b = { NULL, 0, 0, 0 };
+	struct pe_strbuf b = PE_STRBUF_INIT;
 	const char *cols[MAXCOL];
 	const struct pe_rnode *e, *v, *c;
 	size_t ncol = list ? table_columns(list, cols) : 0, k;
 
 	for (k = 0; k < ncol; k++) {
 		if (k)
-			puts_(&b, ",");
-		puts_(&b, cols[k]);
+			pe_sb_puts(&b, ",");
+		pe_sb_puts(&b, cols[k]);
 	}
 	if (ncol)
-		puts_(&b, "\n");
+		pe_sb_puts(&b, "\n");
 	for (e = list ? list->child : NULL; e; e = e->next) {
 		for (k = 0; k < ncol; k++) {
 			if (k)
-				puts_(&b, ",");
+				pe_sb_puts(&b, ",");
 			v = member(e, cols[k]);
 			if (!v)
 				continue;
 			if (is_scalar(v)) {
-				csv_scalar(&b, v);
+				scalar(&b, v, CSV);
 				continue;
 			}
 			for (c = v->child; c; c = c->next) {
 				if (c != v->child)
-					puts_(&b, ";");
-				csv_scalar(&b, c);
+					pe_sb_puts(&b, ";");
+				scalar(&b, c, CSV);
 			}
 		}
-		puts_(&b, "\n");
+		pe_sb_puts(&b, "\n");
 	}
 	return flush(fp, r, &b, err);
 }

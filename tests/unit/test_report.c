@@ -60,14 +60,23 @@ static struct pe_report *sample(struct pe_rnode **table)
 	return r;
 }
 
-static void test_json(void **state)
+/* the sample's text in one of the formats (NULL: csv of its table) */
+static void check_sample(int (*writer)(FILE *, const struct pe_report *, struct pe_error *),
+			 const char *want)
 {
 	struct pe_rnode *t;
 	struct pe_report *r = sample(&t);
-	char *s = written(pe_report_json, r, NULL);
+	char *s = written(writer, r, t);
 
+	assert_string_equal(s, want);
+	free(s);
+	pe_report_free(r);
+}
+
+static void test_json(void **state)
+{
 	(void)state;
-	assert_string_equal(s,
+	check_sample(pe_report_json,
 		"{\n"
 		"  \"kind\": \"rope\",\n"
 		"  \"layers\": 26,\n"
@@ -81,18 +90,12 @@ static void test_json(void **state)
 		"    {\"pair\": 10, \"inv\": 3.068926e-07, \"wavelength\": null, \"region\": \"a, \\\"b\\\"\"}\n"
 		"  ]\n"
 		"}\n");
-	free(s);
-	pe_report_free(r);
 }
 
 static void test_text(void **state)
 {
-	struct pe_rnode *t;
-	struct pe_report *r = sample(&t);
-	char *s = written(pe_report_text, r, NULL);
-
 	(void)state;
-	assert_string_equal(s,
+	check_sample(pe_report_text,
 		"kind    rope\n"
 		"layers  26\n"
 		"\n"
@@ -105,23 +108,15 @@ static void test_text(void **state)
 		"  pair           inv  wavelength  region\n"
 		"     0     0.8146172        6.25  kept\n"
 		"    10  3.068926e-07         inf  a, \"b\"\n");
-	free(s);
-	pe_report_free(r);
 }
 
 static void test_csv(void **state)
 {
-	struct pe_rnode *t;
-	struct pe_report *r = sample(&t);
-	char *s = written(NULL, r, t);
-
 	(void)state;
-	assert_string_equal(s,
+	check_sample(NULL,
 		"pair,inv,wavelength,region\n"
 		"0,0.8146172,6.25,kept\n"
 		"10,3.068926e-07,,\"a, \"\"b\"\"\"\n");
-	free(s);
-	pe_report_free(r);
 }
 
 /* a list of records that hold records: sections headed by their first
