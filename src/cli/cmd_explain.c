@@ -60,18 +60,11 @@ static const char *explainable(void)
 static int choose_kind(const struct pe_args *a, const struct pe_gen_kind **kind,
 		       struct pe_error *err)
 {
-	if (a->noperands == 0)
-		return pe_fail(err, PE_ERR_USAGE, "missing KIND (one of: %s)", explainable());
-	if (a->noperands > 1)
-		return pe_fail(err, PE_ERR_USAGE, "expected one KIND, got %d operands", a->noperands);
-	*kind = pe_gen_kind_by_name(a->operands[0]);
-	if (!*kind)
-		return pe_fail(err, PE_ERR_USAGE, "unknown kind '%s' (one of: %s)", a->operands[0],
-			       explainable());
+	if (pe_gen_operand(a, explainable(), kind, err) != 0)
+		return -1;
 	if (!(*kind)->explain)
-		return pe_fail(err, PE_ERR_USAGE,
-			       "no report for kind '%s' (explain takes %s)", (*kind)->name,
-			       explainable());
+		return pe_fail(err, PE_ERR_USAGE, "no report for kind '%s' (explain takes %s)",
+			       (*kind)->name, explainable());
 	return 0;
 }
 

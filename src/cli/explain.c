@@ -72,8 +72,7 @@ void pe_explain_point(struct pe_explain_panel *p, size_t s, size_t k, double xv,
 	p->data[(2 * s + 1) * p->npoints + k] = yv;
 }
 
-/* "767", "640-767", "none" */
-static void columns_text(char *buf, size_t n, uint64_t first, uint64_t end)
+void pe_explain_columns(char *buf, size_t n, uint64_t first, uint64_t end)
 {
 	if (end <= first)
 		snprintf(buf, n, "none");
@@ -122,7 +121,7 @@ int pe_explain_sinusoidal(struct pe_explain *x, const struct pe_sinusoidal *s,
 		break;
 	}
 	pe_rep_str(o, "precision", "%s", p->float32 ? "float32" : "exact");
-	columns_text(zero, sizeof zero, s->nsin + s->ncos, p->dim);
+	pe_explain_columns(zero, sizeof zero, s->nsin + s->ncos, p->dim);
 	pe_rep_str(o, "zero_columns", "%s", zero);
 	list = pe_rep_list(o, "frequencies");
 	panel = pe_explain_panel(x, 1, s->nfreq, err);

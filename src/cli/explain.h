@@ -65,6 +65,9 @@ struct pe_explain_panel *pe_explain_panel(struct pe_explain *x, size_t nseries, 
 /* Point k of series s of p: (xv, yv). */
 void pe_explain_point(struct pe_explain_panel *p, size_t s, size_t k, double xv, double yv);
 
+/* Columns first..end-1 as text: "767", "640-767", or "none" (end <= first). */
+void pe_explain_columns(char *buf, size_t n, uint64_t first, uint64_t end);
+
 /* What explain rope reads of generate rope's build (cli/gen_rope.c). */
 struct pe_explain_rope {
 	const char *config;			/* --from-config, or NULL */

@@ -82,16 +82,6 @@ static int layers(const struct pe_hfconfig *cfg, int t, struct pe_rnode *o, cons
 	return 0;
 }
 
-static void columns_text(char *buf, size_t n, uint64_t a, uint64_t b)
-{
-	if (b <= a)
-		snprintf(buf, n, "none");
-	else if (b - a == 1)
-		snprintf(buf, n, "%llu", (unsigned long long)a);
-	else
-		snprintf(buf, n, "%llu-%llu", (unsigned long long)a, (unsigned long long)(b - 1));
-}
-
 /* the columns no pair turns: beyond the rotary width, and proportional's
  * middle ones */
 static void unrotated(const struct ctx *k, struct pe_rnode *o)
@@ -102,16 +92,16 @@ static void unrotated(const struct ctx *k, struct pe_rnode *o)
 
 	if (p->scaling == PE_ROPE_PROPORTIONAL && n < R / 2) {
 		if (p->layout != PE_LAYOUT_INTERLEAVED) {
-			columns_text(a, sizeof a, n, R / 2);
-			columns_text(b, sizeof b, R / 2 + n, R);
+			pe_explain_columns(a, sizeof a, n, R / 2);
+			pe_explain_columns(b, sizeof b, R / 2 + n, R);
 			pe_rep_str(o, "unrotated_columns", "%s, %s", a, b);
 		} else {
-			columns_text(a, sizeof a, 2 * n, R);
+			pe_explain_columns(a, sizeof a, 2 * n, R);
 			pe_rep_str(o, "unrotated_columns", "%s", a);
 		}
 		count = R - 2 * n;
 	} else {
-		columns_text(a, sizeof a, R, D > R ? D : R);
+		pe_explain_columns(a, sizeof a, R, D > R ? D : R);
 		pe_rep_str(o, "unrotated_columns", "%s", a);
 		count = D > R ? D - R : 0;
 	}

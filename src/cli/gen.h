@@ -84,6 +84,11 @@ void pe_gen_kinds_help(FILE *fp);
 /* "sinusoidal, learned, rope, alibi, sincos2d" for messages. */
 const char *pe_gen_kind_list(void);
 
+/* The one KIND operand of a, looked up; names lists the kinds the
+ * command takes, for its messages.  Returns 0 or -1 (PE_ERR_USAGE). */
+int pe_gen_operand(const struct pe_args *a, const char *names, const struct pe_gen_kind **kind,
+		   struct pe_error *err);
+
 /* Is field (in g's size or kind options) given on the command line? */
 #define pe_gen_given(g, field) pe_args_given((g)->args, (field))
 
