@@ -794,6 +794,10 @@ static int in_words(const char *words, const char *w)
 	size_t n = strlen(w);
 	const char *p;
 
+	/* An empty key or one with a space is no word of the list (an empty
+	 * one would otherwise step past the list's terminator). */
+	if (n == 0 || strchr(w, ' '))
+		return 0;
 	for (p = words ? strstr(words, w) : NULL; p; p = strstr(p + 1, w))
 		if ((p == words || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
 			return 1;
