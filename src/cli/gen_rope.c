@@ -510,6 +510,9 @@ static int build_type(struct pe_gen *g, const struct rope_opts *o, struct rope_s
 	return 0;
 }
 
+_Static_assert(sizeof ((struct rope_state *)0)->keys[0] ==
+	       sizeof ((struct pe_hfrope *)0)->name, "meta keys hold a layer type's name");
+
 static void record_types(struct pe_gen *g, struct rope_state *st, int first, int last)
 {
 	char desc[256];
@@ -518,7 +521,9 @@ static void record_types(struct pe_gen *g, struct rope_state *st, int first, int
 	for (t = first; t <= last; t++) {
 		const struct pe_rope *r = &st->rope[t - first];
 
-		snprintf(st->keys[t - first], sizeof st->keys[0], "%s", st->cfg.rope[t].name);
+		/* same size, always terminated (memcpy: snprintf between two
+		 * members of *st trips GCC's -Wrestrict at -O1) */
+		memcpy(st->keys[t - first], st->cfg.rope[t].name, sizeof st->keys[0]);
 		snprintf(desc, sizeof desc, "%s, theta %.17g, rotary_dim %llu, attention_factor %.17g",
 			 pe_rope_scaling_name(r->p.scaling), r->p.theta,
 			 (unsigned long long)r->p.rotary_dim, r->attention);
