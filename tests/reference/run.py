@@ -41,6 +41,8 @@ GROUPS = [
     ("buckets", "ref_buckets.py", {}),
     ("sincos2d", "ref_sincos2d.py", {}),
     ("files", "ref_files.py", {}),
+    ("axial", "ref_axial.py", {}),
+    ("axial-avx2", "ref_axial.py", {"ATEN_CPU_CAPABILITY": "avx2"}),
 ]
 
 
