@@ -76,6 +76,35 @@ uint64_t pe_grid_row(const struct pe_grid *g, uint64_t t, uint64_t y, uint64_t x
 	return g->prefix + t * g->h * g->w + i;
 }
 
+static int image_fill(const void *ctx, uint64_t r0, size_t nrows, void *out, struct pe_error *err)
+{
+	const struct pe_grid_image *im = ctx;
+	const struct pe_grid *g = im->grid;
+	float *o = out;
+	uint64_t r, x;
+
+	(void)err;
+	/* row r of the image is frame t0 + r / H, grid row r % H */
+	for (r = r0; r < r0 + nrows; r++)
+		for (x = 0; x < g->w; x++)
+			*o++ = im->v[pe_grid_row(g, im->t0 + r / g->h, r % g->h, x)];
+	return 0;
+}
+
+int pe_grid_image_tensor(const struct pe_grid_image *im, const char *name, struct pe_tensor *t,
+			 struct pe_error *err)
+{
+	const struct pe_grid *g = im->grid;
+	uint64_t shape[3] = { im->nt, g->h, g->w };
+
+	if (im->nt == 0 || im->t0 + im->nt > g->t)
+		return pe_fail(err, PE_ERR_PARAM, "{frame} must be within the grid's %llu frames",
+			       (unsigned long long)g->t);
+	if (im->nt == 1)
+		return pe_tensor_init(t, name, PE_F32, image_fill, im, 1, 2, shape + 1, err);
+	return pe_tensor_init(t, name, PE_F32, image_fill, im, 1, 3, shape, err);
+}
+
 int pe_grid_parse(const char *s, struct pe_grid *g, int *ndims)
 {
 	uint64_t v[3];

@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "core/err.h"
+#include "core/tensor.h"
 
 /* The longest side a grid may have (as sincos2d's --grid). */
 #define PE_GRID_SIDE_MAX ((uint64_t)1 << 26)
@@ -51,6 +52,22 @@ int pe_grid_cell(const struct pe_grid *g, uint64_t row, uint64_t c[3]);
 
 /* The token (row) of cell (t, y, x) of the grid. */
 uint64_t pe_grid_row(const struct pe_grid *g, uint64_t t, uint64_t y, uint64_t x);
+
+/*
+ * Per-token values (v[row], one per token of the grid) laid out as the
+ * grid's image: frames t0 .. t0 + nt - 1 (nt >= 1, within the grid) of H x
+ * W, value (t, y, x) = v[pe_grid_row(t, y, x)].  The tensor is H x W for
+ * one frame, nt x H x W (3-D: frames are panels) for several; float32,
+ * parallel.  im (and grid and v) must outlive it.
+ */
+struct pe_grid_image {
+	const struct pe_grid *grid;
+	const float *v;
+	uint64_t t0, nt;
+};
+
+int pe_grid_image_tensor(const struct pe_grid_image *im, const char *name, struct pe_tensor *t,
+			 struct pe_error *err);
 
 /*
  * Parse "HxW" (T = 1, *ndims 2) or "TxHxW" (*ndims 3), each side a plain
