@@ -396,6 +396,7 @@ static int write_matrix(struct job *j, struct pe_similarity *s, struct pe_meta *
 		/* ticks at the starts of the grid's rows, labelled by cell */
 		e.so.grid = &j->grid;
 		e.so.grid_dims = j->grid_dims;
+		e.so.grid_cols = 1;
 		e.so.xlabel = e.so.ylabel = j->grid_dims == 3 ? "token (t,y,x)" : "token (y,x)";
 	}
 	snprintf(j->title, sizeof j->title, "%s similarity of %s, %llu %s",

@@ -359,7 +359,7 @@ static int build(struct pe_gen *g, void *opts, struct pe_error *err)
 	}
 	g->grid = p.grid;
 	g->grid_dims = grid_dims;
-	g->ylabel = "token";
+	g->ylabel = grid_dims == 3 ? "token (t,y,x)" : "token (y,x)";
 	if (table == PE_AXIAL_INV_FREQ) {
 		g->xlabel = "pair";
 		g->grid_dims = 0;

@@ -62,7 +62,7 @@ static int build(struct pe_gen *g, void *opts, struct pe_error *err)
 	if (pe_grid2d_init(gr, &p, err) != 0 || pe_grid2d_tensor(gr, &g->tensor[0], err) != 0)
 		return -1;
 	g->nt = 1;
-	g->ylabel = "patch";
+	g->ylabel = "patch (y,x)";
 	/* the rows are a grid's tokens, for similarity's maps and ticks */
 	g->grid.t = 1;
 	g->grid.h = p.height;

@@ -305,13 +305,13 @@ static double hm_h(const struct pe_heatmap *hm)
 /* The label of cell i of an axis, whose cells stand for origin + i step:
  * that number, or on a grid the token's cell, "(y,x)" or "(t,y,x)"
  * (prefix and suffix tokens keep their number). */
-static void tick_text(const struct pe_fig_panel *p, int64_t origin, uint64_t step, uint64_t i,
-		      char *buf)
+static void tick_text(const struct pe_fig_panel *p, int col, int64_t origin, uint64_t step,
+		      uint64_t i, char *buf)
 {
 	int64_t v = pe_tick_label(origin, step, i);
 	uint64_t c[3];
 
-	if (p->grid && v >= 0 && (uint64_t)v < pe_grid_tokens(p->grid) &&
+	if (p->grid && (!col || p->grid_cols) && v >= 0 && (uint64_t)v < pe_grid_tokens(p->grid) &&
 	    pe_grid_cell(p->grid, (uint64_t)v, c)) {
 		if (p->grid_dims == 3)
 			snprintf(buf, LABEL_BUF, "(%llu,%llu,%llu)", (unsigned long long)c[0],
@@ -324,11 +324,12 @@ static void tick_text(const struct pe_fig_panel *p, int64_t origin, uint64_t ste
 	pe_fmt_i64(v, buf);
 }
 
-static double label_w(const struct pe_fig_panel *p, int64_t origin, uint64_t step, uint64_t i)
+static double label_w(const struct pe_fig_panel *p, int col, int64_t origin, uint64_t step,
+		      uint64_t i)
 {
 	char buf[LABEL_BUF];
 
-	tick_text(p, origin, step, i, buf);
+	tick_text(p, col, origin, step, i, buf);
 	return pe_fig_text_width(buf, FS);
 }
 
@@ -365,12 +366,12 @@ static int grid_ticks(const struct pe_grid *g, uint64_t n, int64_t origin, uint6
 }
 
 /* An axis's ticks: on the grid's bands, else at round labels */
-static struct pe_ticks axis_ticks(const struct pe_fig_panel *p, uint64_t n, int64_t origin,
-				  uint64_t step, double len, double minpx)
+static struct pe_ticks axis_ticks(const struct pe_fig_panel *p, int col, uint64_t n,
+				  int64_t origin, uint64_t step, double len, double minpx)
 {
 	struct pe_ticks t;
 
-	if (p->grid && grid_ticks(p->grid, n, origin, step, len, minpx, &t))
+	if (p->grid && (!col || p->grid_cols) && grid_ticks(p->grid, n, origin, step, len, minpx, &t))
 		return t;
 	return pe_ticks(n, origin, step, len, minpx);
 }
@@ -392,25 +393,25 @@ static void hm_axes_of(const struct pe_fig_panel *p, struct hm_axes *ax)
 		/* labels 2.5 lines apart; a short axis (a wide matrix at 1:4)
 		 * spaces them less, down to 1.5 lines, rather than label one row */
 		minpx = hm_h(hm) / 3 < 1.5 * th ? 1.5 * th : hm_h(hm) / 3;
-		ax->r = axis_ticks(p, hm->rows, p->row_origin, p->row_step, hm_h(hm),
+		ax->r = axis_ticks(p, 0, hm->rows, p->row_origin, p->row_step, hm_h(hm),
 				   minpx < 2.5 * th ? minpx : 2.5 * th);
 		last = ax->r.first + (hm->rows - 1 - ax->r.first) / ax->r.every * ax->r.every;
-		ax->lab_w = imax_d(label_w(p, p->row_origin, p->row_step, ax->r.first),
-				   label_w(p, p->row_origin, p->row_step, last));
+		ax->lab_w = imax_d(label_w(p, 0, p->row_origin, p->row_step, ax->r.first),
+				   label_w(p, 0, p->row_origin, p->row_step, last));
 		/* a grid's labels are not monotonic in width: measure them all */
 		for (i = ax->r.first; p->grid && i < hm->rows; i += ax->r.every)
-			ax->lab_w = imax_d(ax->lab_w, label_w(p, p->row_origin, p->row_step, i));
+			ax->lab_w = imax_d(ax->lab_w, label_w(p, 0, p->row_origin, p->row_step, i));
 	}
 	/* labels grow monotonically, so the widest is at an end (on a grid,
 	 * the last cell's is as wide as any) */
-	w = imax_d(label_w(p, p->col_origin, p->col_step, 0),
-		   label_w(p, p->col_origin, p->col_step, hm->cols - 1));
-	if (p->grid && pe_grid_cells(p->grid))
-		w = imax_d(w, label_w(p, (int64_t)(p->grid->prefix + pe_grid_cells(p->grid) - 1), 1, 0));
-	ax->c = axis_ticks(p, hm->cols, p->col_origin, p->col_step, hm_w(hm), w + 2 * FS);
+	w = imax_d(label_w(p, 1, p->col_origin, p->col_step, 0),
+		   label_w(p, 1, p->col_origin, p->col_step, hm->cols - 1));
+	if (p->grid && p->grid_cols)
+		w = imax_d(w, label_w(p, 1, (int64_t)(p->grid->prefix + pe_grid_cells(p->grid) - 1), 1, 0));
+	ax->c = axis_ticks(p, 1, hm->cols, p->col_origin, p->col_step, hm_w(hm), w + 2 * FS);
 	ax->last_c = ax->c.first + (hm->cols - 1 - ax->c.first) / ax->c.every * ax->c.every;
-	ax->first_w = label_w(p, p->col_origin, p->col_step, ax->c.first);
-	ax->last_w = label_w(p, p->col_origin, p->col_step, ax->last_c);
+	ax->first_w = label_w(p, 1, p->col_origin, p->col_step, ax->c.first);
+	ax->last_w = label_w(p, 1, p->col_origin, p->col_step, ax->last_c);
 }
 
 /* Pixel offset of the centre of cell i of n drawn across len. */
@@ -911,13 +912,13 @@ static void draw_hm_axes(cairo_t *cr, const struct pe_fig_panel *p, const struct
 	for (i = ax.c.first; i < hm->cols; i += ax.c.every) {
 		c = a->x + centre(i, a->w, hm->cols);
 		tick_x(cr, c, a->y + a->h + LINE / 2);
-		tick_text(p, p->col_origin, p->col_step, i, buf);
+		tick_text(p, 1, p->col_origin, p->col_step, i, buf);
 		draw_text(cr, buf, FS, c, a->y + a->h + TICK + TICKPAD, 0.5, 0, 0);
 	}
 	for (i = ax.r.first; ax.rows && i < hm->rows; i += ax.r.every) {
 		c = a->y + centre(i, a->h, hm->rows);
 		tick_y(cr, a->x - LINE / 2, c);
-		tick_text(p, p->row_origin, p->row_step, i, buf);
+		tick_text(p, 0, p->row_origin, p->row_step, i, buf);
 		draw_text(cr, buf, FS, a->x - TICK - TICKPAD, c, 1, 0.5, 0);
 	}
 	cairo_stroke(cr);

@@ -70,12 +70,12 @@ struct pe_sink_opts {
 	const char *panel_label;
 	int64_t panel_origin;
 	uint32_t panel_cols;
-	/* the rows and columns (labels, as above) are the tokens of this patch
-	 * grid (core/grid.h): ticks at the first token of rows of its cells,
-	 * labelled with the cell, (y,x) or with grid_dims 3 (t,y,x); NULL:
-	 * plain indices.  Must outlive the sink. */
+	/* the rows (labels, as above), and with grid_cols the columns too, are
+	 * the tokens of this patch grid (core/grid.h): ticks at the first token
+	 * of rows of its cells, labelled with the cell, (y,x) or with grid_dims
+	 * 3 (t,y,x); NULL: plain indices.  Must outlive the sink. */
 	const struct pe_grid *grid;
-	int grid_dims;
+	int grid_dims, grid_cols;
 };
 
 /* Format by name ("csv", "npy", ...); -1 if unknown. */

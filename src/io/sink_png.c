@@ -336,6 +336,7 @@ static int build(struct fig_sink *p, struct pe_error *err)
 		q->col_step = p->o.col_step;
 		q->grid = p->o.grid;
 		q->grid_dims = p->o.grid_dims;
+		q->grid_cols = p->o.grid_cols;
 		if (h->is3d && !p->o.no_axes) {
 			snprintf(buf, sizeof buf, "%s %lld", p->o.panel_label ? p->o.panel_label : "head",
 				 (long long)(p->o.panel_origin + (int64_t)k));

@@ -78,6 +78,15 @@ else
 	skipped "axial streaming RSS" "no /usr/bin/time, or valgrind"
 fi
 
+# a figure of the table ticks its rows by cell
+if command -v pdftotext >/dev/null 2>&1; then
+	run generate axial --preset qwen2-vl-vision --grid 8x12 -o "$T/g.pdf"
+	pdftotext "$T/g.pdf" "$T/g.txt" 2>/dev/null
+	check "figure: rows ticked by cell, merge bands" ok_and eval 'grep -qx "(2,0)" "$T/g.txt" && grep -qx "token (y,x)" "$T/g.txt"'
+else
+	skipped "axial figure ticks" "no pdftotext"
+fi
+
 # bad input: one line, exit 2
 fails 2 "axial: widths that do not sum" "--axes-dim 16,56,54 sums to 126, not the head dim --dim 128$" \
 	generate axial -d 128 --axes-dim 16,56,54 --grid 2x2x2 -o "$T/eo/o.npy"
