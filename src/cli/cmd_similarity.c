@@ -373,6 +373,19 @@ static int known_nonfinite(const void *s, uint64_t r0, uint64_t r1, uint64_t *ro
 	return pe_similarity_known_nonfinite(s, r0, r1, row, col, v);
 }
 
+/* magma for wang-chen; cosine's fixed range in coolwarm */
+static void default_colours(const struct job *j, struct pe_sink_opts *so)
+{
+	if (j->wang_chen) {
+		so->cmap = pe_colormap_by_name("magma");
+	} else if (j->sp.metric == PE_METRIC_COSINE) {
+		so->cmap = pe_colormap_by_name("coolwarm");
+		so->has_vmin = so->has_vmax = 1;
+		so->vmin = -1;
+		so->vmax = 1;
+	}
+}
+
 static int write_matrix(struct job *j, struct pe_similarity *s, struct pe_meta *meta,
 			struct pe_error *err)
 {
@@ -381,14 +394,7 @@ static int write_matrix(struct job *j, struct pe_similarity *s, struct pe_meta *
 	int last = -1;
 
 	memset(&e, 0, sizeof e);
-	if (j->wang_chen) {
-		e.so.cmap = pe_colormap_by_name("magma");
-	} else if (j->sp.metric == PE_METRIC_COSINE) {
-		e.so.cmap = pe_colormap_by_name("coolwarm");
-		e.so.has_vmin = e.so.has_vmax = 1;
-		e.so.vmin = -1;
-		e.so.vmax = 1;
-	}
+	default_colours(j, &e.so);
 	e.so.row_origin = e.so.col_origin = j->origin + (int64_t)j->range_a;
 	e.so.row_step = e.so.col_step = j->o.stride;
 	e.so.xlabel = e.so.ylabel = "position";
@@ -426,8 +432,8 @@ static int write_query(struct job *j, struct pe_similarity *s, struct pe_meta *m
 	struct pe_matrix_view w;
 	struct pe_tensor t;
 	struct pe_emit e;
-	uint64_t c[3], n = s->n;
-	char cell[96] = "";
+	uint64_t n = s->n;
+	char cell[64] = "";
 	int rc;
 
 	j->qrow = malloc((size_t)n * sizeof *j->qrow);
@@ -436,22 +442,10 @@ static int write_query(struct job *j, struct pe_similarity *s, struct pe_meta *m
 	if (pe_similarity_row(s, j->query, j->qrow, err) != 0)
 		return -1;
 	memset(&e, 0, sizeof e);
-	if (j->wang_chen) {
-		e.so.cmap = pe_colormap_by_name("magma");
-	} else if (j->sp.metric == PE_METRIC_COSINE) {
-		e.so.cmap = pe_colormap_by_name("coolwarm");
-		e.so.has_vmin = e.so.has_vmax = 1;
-		e.so.vmin = -1;
-		e.so.vmax = 1;
-	}
+	default_colours(j, &e.so);
 	pe_meta_int(meta, "query", (int64_t)j->query);
-	if (j->grid_dims && pe_grid_cell(&j->grid, j->query, c)) {
-		if (j->grid_dims == 3)
-			snprintf(cell, sizeof cell, " (%llu,%llu,%llu)", (unsigned long long)c[0],
-				 (unsigned long long)c[1], (unsigned long long)c[2]);
-		else
-			snprintf(cell, sizeof cell, " (%llu,%llu)", (unsigned long long)c[1],
-				 (unsigned long long)c[2]);
+	if (j->grid_dims && pe_grid_cell_name(&j->grid, j->grid_dims, j->query, cell + 1, sizeof cell - 1)) {
+		cell[0] = ' ';
 		pe_meta_str(meta, "query_cell", cell + 1);
 	}
 	snprintf(j->title, sizeof j->title, "%s similarity of %s row %llu%s to every %s",

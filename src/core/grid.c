@@ -1,5 +1,6 @@
 #include "core/grid.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "core/parse.h"
@@ -62,6 +63,20 @@ int pe_grid_cell(const struct pe_grid *g, uint64_t row, uint64_t c[3])
 	bw = g->w / m;
 	c[1] = b / bw * m + in / m;
 	c[2] = b % bw * m + in % m;
+	return 1;
+}
+
+int pe_grid_cell_name(const struct pe_grid *g, int dims, uint64_t row, char *buf, size_t n)
+{
+	uint64_t c[3];
+
+	if (row >= pe_grid_tokens(g) || !pe_grid_cell(g, row, c))
+		return 0;
+	if (dims == 3)
+		snprintf(buf, n, "(%llu,%llu,%llu)", (unsigned long long)c[0], (unsigned long long)c[1],
+			 (unsigned long long)c[2]);
+	else
+		snprintf(buf, n, "(%llu,%llu)", (unsigned long long)c[1], (unsigned long long)c[2]);
 	return 1;
 }
 

@@ -21,6 +21,7 @@
 #ifndef PE_GRID_H
 #define PE_GRID_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "core/err.h"
@@ -49,6 +50,11 @@ uint64_t pe_grid_tokens(const struct pe_grid *g);
 /* The cell of token `row` (< pe_grid_tokens): 1 with c = {t, y, x}, or 0
  * for a prefix or suffix token (c untouched). */
 int pe_grid_cell(const struct pe_grid *g, uint64_t row, uint64_t c[3]);
+
+/* The cell of token `row` as text, "(y,x)" or with dims 3 "(t,y,x)", into
+ * buf (n bytes; 48 hold any): 1, or 0 for a prefix or suffix token or a
+ * row beyond the tokens (buf untouched). */
+int pe_grid_cell_name(const struct pe_grid *g, int dims, uint64_t row, char *buf, size_t n);
 
 /* The token (row) of cell (t, y, x) of the grid. */
 uint64_t pe_grid_row(const struct pe_grid *g, uint64_t t, uint64_t y, uint64_t x);

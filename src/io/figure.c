@@ -309,18 +309,10 @@ static void tick_text(const struct pe_fig_panel *p, int col, int64_t origin, uin
 		      uint64_t i, char *buf)
 {
 	int64_t v = pe_tick_label(origin, step, i);
-	uint64_t c[3];
 
-	if (p->grid && (!col || p->grid_cols) && v >= 0 && (uint64_t)v < pe_grid_tokens(p->grid) &&
-	    pe_grid_cell(p->grid, (uint64_t)v, c)) {
-		if (p->grid_dims == 3)
-			snprintf(buf, LABEL_BUF, "(%llu,%llu,%llu)", (unsigned long long)c[0],
-				 (unsigned long long)c[1], (unsigned long long)c[2]);
-		else
-			snprintf(buf, LABEL_BUF, "(%llu,%llu)", (unsigned long long)c[1],
-				 (unsigned long long)c[2]);
+	if (p->grid && (!col || p->grid_cols) && v >= 0 &&
+	    pe_grid_cell_name(p->grid, p->grid_dims, (uint64_t)v, buf, LABEL_BUF))
 		return;
-	}
 	pe_fmt_i64(v, buf);
 }
 
