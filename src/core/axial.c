@@ -249,9 +249,11 @@ static int check(const struct pe_axial_params *p, struct pe_error *err)
 				       (unsigned long long)p->axis_dim[a]);
 		sum += p->axis_dim[a];
 		if (!(p->theta[a] > 0) || !isfinite(p->theta[a]))
-			return pe_fail(err, PE_ERR_PARAM, "{theta} must be a positive number");
+			return pe_fail(err, PE_ERR_PARAM, "{theta} must be a positive number, got %g",
+				       p->theta[a]);
 		if (!(p->scale[a] > 0) || !isfinite(p->scale[a]))
-			return pe_fail(err, PE_ERR_PARAM, "{scale} must be a positive number");
+			return pe_fail(err, PE_ERR_PARAM, "{scale} must be a positive number, got %g",
+				       p->scale[a]);
 		if (p->origin[a] < -PE_AXIAL_ORIGIN_MAX || p->origin[a] > PE_AXIAL_ORIGIN_MAX)
 			return pe_fail(err, PE_ERR_PARAM, "{origin} must be within +-2^30, got %lld",
 				       (long long)p->origin[a]);
