@@ -78,6 +78,11 @@ static int generate(const struct pe_command *cmd, int argc, char **argv)
 	e.so.row_origin = g.row_origin;
 	e.so.xlabel = g.xlabel;
 	e.so.ylabel = g.ylabel;
+	if (g.grid_dims) {
+		/* the rows are a patch grid's tokens: ticks name their cells */
+		e.so.grid = &g.grid;
+		e.so.grid_dims = g.grid_dims;
+	}
 	if (pe_emit_prepare(&e, &out, &g.tensor[0], g.nt, &g.meta, &err) != 0)
 		goto fail;
 	/* a long run shows how far it is on a terminal, as similarity does */

@@ -167,7 +167,7 @@ static int begin_heatmap(struct job *j, struct file *f, uint32_t nc, struct pe_e
 {
 	struct pe_tensor t;
 	uint64_t shape[2] = { f->m.rows, f->m.cols };
-	struct pe_heatmap_geom g = { 0, j->so.aspect_equal, j->so.no_axes };
+	struct pe_heatmap_geom g = { .aspect_equal = j->so.aspect_equal, .no_axes = j->so.no_axes };
 
 	g.size = j->so.size ? j->so.size / nc : nc == 1 ? 0 : PANEL_AUTO;
 	if (j->so.size && g.size == 0)

@@ -18,6 +18,7 @@
 #include "cli/msg.h"
 #include "cli/param.h"
 #include "cli/tablein.h"
+#include "core/grid.h"
 #include "core/parse.h"
 #include "core/pipeline.h"
 #include "core/similarity.h"
@@ -33,9 +34,9 @@
 #define FROM_FILE 1u
 
 struct similarity_opts {
-	const char *input, *tensor, *shape, *range, *preset;
+	const char *input, *tensor, *shape, *range, *preset, *query, *grid;
 	int list, metric, center, precision, stats, profile;
-	uint64_t stride, window;
+	uint64_t stride, window, prefix_tokens, frame;
 	double tau;
 };
 
@@ -75,6 +76,17 @@ static const struct pe_optdef rows[] = {
 	{ PE_U64("window", 0, "W", O(window), 1, (uint64_t)1 << 30,
 		 "--stats: rows' monotonicity window, default 32") },
 	{ PE_REAL("tau", 0, "T", O(tau), PE_REAL_POSITIVE, "--stats: softmax temperature of locality, default 1") },
+	{ PE_HEADING("Grids (the rows are the tokens of an image or video patch grid):") },
+	{ PE_TEXT("grid", 0, "[T]xHxW", O(grid), "the rows are this grid's cells, row by row (after\n"
+						  "--prefix-tokens); a generated axial or sincos2d table has\n"
+						  "its own: the matrix's ticks name cells (y,x) or (t,y,x)") },
+	{ PE_U64("prefix-tokens", 0, "K", O(prefix_tokens), 0, (uint64_t)1 << 40,
+		 "--grid: K rows before the grid's cells (a class token)") },
+	{ PE_TEXT("query", 0, "P", O(query), "instead of the matrix, the similarity of row P (or of cell\n"
+					      "Y,X or T,Y,X of the grid) to every row, drawn as the grid's\n"
+					      "image: H x W, a video T x H x W (a panel per frame)") },
+	{ PE_U64("frame", 0, "K", O(frame), 0, PE_GRID_SIDE_MAX - 1,
+		 "--query on a video grid: frame K alone (0-based)") },
 	{ 0 }
 };
 
@@ -87,6 +99,10 @@ static const char usage[] =
 
 struct job {
 	struct pe_args args;
+	struct pe_grid grid;	/* the rows' grid, when grid_dims > 0 */
+	int grid_dims;
+	uint64_t query;		/* --query's row */
+	float *qrow;		/* its similarities */
 	struct similarity_opts o;
 	struct pe_outopts out;
 	struct pe_similarity_params sp;
@@ -128,6 +144,11 @@ static int parse_similarity(struct job *j, struct pe_error *err)
 	if ((o->stats || o->profile) && !j->profile_chart &&
 	    pe_emit_text_check(&j->out, o->stats ? PE_FMT_JSON : PE_FMT_CSV, what, err) != 0)
 		return -1;
+	if (o->query && (o->stats || o->profile || o->range || GIVEN(j, stride)))
+		return pe_fail(err, PE_ERR_USAGE, "--%s does not apply to --query (it compares one row with every row)",
+			       o->stats ? "stats" : o->profile ? "profile" : o->range ? "positions-range" : "stride");
+	if (GIVEN(j, frame) && !o->query)
+		return pe_fail(err, PE_ERR_USAGE, "--frame applies to --query only");
 	j->stp.window = GIVEN(j, window) ? o->window : PE_STATS_WINDOW_DEFAULT;
 	j->stp.tau = GIVEN(j, tau) ? o->tau : PE_STATS_TAU_DEFAULT;
 	return 0;
@@ -168,7 +189,7 @@ static int list(struct job *j, struct pe_error *err)
 			 : o->profile ? "profile" : j->out.rows ? "rows" : GIVEN(j, metric) ? "metric"
 			 : o->center ? "center" : o->range ? "positions-range"
 			 : GIVEN(j, stride) ? "stride" : GIVEN(j, precision) ? "precision"
-			 : o->preset ? "preset" : NULL;
+			 : o->preset ? "preset" : o->query ? "query" : o->grid ? "grid" : NULL;
 
 	if (what)
 		return pe_fail(err, PE_ERR_USAGE, "--%s does not apply to --list (it prints the tensors to stdout)",
@@ -229,6 +250,90 @@ static int generate(struct job *j, const struct pe_gen_kind *kind, struct pe_err
 	return 0;
 }
 
+/* The rows' grid: a generated table's own, else --grid over the rows
+ * (after --prefix-tokens), which must then be all of them. */
+static int resolve_grid(struct job *j, const struct pe_gen_kind *kind, struct pe_error *err)
+{
+	const struct similarity_opts *o = &j->o;
+	uint64_t nrows = j->table.rows;
+
+	if (kind && j->gen.grid_dims) {
+		/* the kind's --grid is the same text; a similarity-only
+		 * --prefix-tokens would contradict the kind's own tokens */
+		if (GIVEN(j, prefix_tokens) && pe_args_binds(&j->args, &j->o.prefix_tokens) < 2)
+			return pe_fail(err, PE_ERR_USAGE,
+				       "--prefix-tokens: a generated %s table has its own grid and tokens", kind->name);
+		j->grid = j->gen.grid;
+		j->grid_dims = j->gen.grid_dims;
+		return 0;
+	}
+	if (!o->grid) {
+		if (GIVEN(j, prefix_tokens))
+			return pe_fail(err, PE_ERR_USAGE, "--prefix-tokens applies to --grid");
+		return 0;
+	}
+	memset(&j->grid, 0, sizeof j->grid);
+	if (pe_grid_parse(o->grid, &j->grid, &j->grid_dims) != 0)
+		return pe_fail(err, PE_ERR_USAGE,
+			       "--grid must be HxW or TxHxW with positive sides up to 2^26, got '%s'", o->grid);
+	j->grid.prefix = GIVEN(j, prefix_tokens) ? o->prefix_tokens : 0;
+	if (pe_grid_check(&j->grid, err) != 0)
+		return -1;
+	if (pe_grid_tokens(&j->grid) != nrows)
+		return pe_fail(err, PE_ERR_USAGE,
+			       "--grid %s has %llu cells%s, the table %llu rows", o->grid,
+			       (unsigned long long)pe_grid_cells(&j->grid),
+			       j->grid.prefix ? " after --prefix-tokens" : "", (unsigned long long)nrows);
+	return 0;
+}
+
+/* --query: a row number, or a cell Y,X (T,Y,X) of the grid */
+static int resolve_query(struct job *j, struct pe_error *err)
+{
+	const char *q = j->o.query;
+	uint64_t v[3], nrows = j->table.rows, side[3];
+	const char *p = q, *c;
+	size_t n = 0, k;
+
+	if (!strchr(q, ',')) {
+		if (pe_parse_u64(q, 0, nrows - 1, &j->query) != 0)
+			return pe_fail(err, PE_ERR_USAGE,
+				       "--query must be a row 0 to %llu, or a cell Y,X of --grid, got '%s'",
+				       (unsigned long long)(nrows - 1), q);
+		return 0;
+	}
+	for (;;) {
+		c = strchr(p, ',');
+		if (n == 3 || pe_parse_digits(p, c ? (size_t)(c - p) : strlen(p), &v[n]) != 0)
+			break;
+		n++;
+		if (!c) {
+			p = NULL;
+			break;
+		}
+		p = c + 1;
+	}
+	if (p || n < 2)
+		return pe_fail(err, PE_ERR_USAGE, "--query must be a row, or a cell Y,X or T,Y,X, got '%s'", q);
+	if (!j->grid_dims)
+		return pe_fail(err, PE_ERR_USAGE, "--query %s names a cell: give --grid (the rows' patch grid)", q);
+	if (n == 2) {
+		v[2] = v[1];
+		v[1] = v[0];
+		v[0] = 0;
+	}
+	side[0] = j->grid.t;
+	side[1] = j->grid.h;
+	side[2] = j->grid.w;
+	for (k = 0; k < 3; k++)
+		if (v[k] >= side[k])
+			return pe_fail(err, PE_ERR_USAGE, "--query %s is outside the %llux%llux%llu grid", q,
+				       (unsigned long long)side[0], (unsigned long long)side[1],
+				       (unsigned long long)side[2]);
+	j->query = pe_grid_row(&j->grid, v[0], v[1], v[2]);
+	return 0;
+}
+
 static int select_rows(struct job *j, struct pe_matrix_view *w, struct pe_error *err)
 {
 	const char *r = j->o.range;
@@ -273,6 +378,19 @@ static int known_nonfinite(const void *s, uint64_t r0, uint64_t r1, uint64_t *ro
 	return pe_similarity_known_nonfinite(s, r0, r1, row, col, v);
 }
 
+/* magma for wang-chen; cosine's fixed range in coolwarm */
+static void default_colours(const struct job *j, struct pe_sink_opts *so)
+{
+	if (j->wang_chen) {
+		so->cmap = pe_colormap_by_name("magma");
+	} else if (j->sp.metric == PE_METRIC_COSINE) {
+		so->cmap = pe_colormap_by_name("coolwarm");
+		so->has_vmin = so->has_vmax = 1;
+		so->vmin = -1;
+		so->vmax = 1;
+	}
+}
+
 static int write_matrix(struct job *j, struct pe_similarity *s, struct pe_meta *meta,
 			struct pe_error *err)
 {
@@ -281,19 +399,20 @@ static int write_matrix(struct job *j, struct pe_similarity *s, struct pe_meta *
 	int last = -1;
 
 	memset(&e, 0, sizeof e);
-	if (j->wang_chen) {
-		e.so.cmap = pe_colormap_by_name("magma");
-	} else if (j->sp.metric == PE_METRIC_COSINE) {
-		e.so.cmap = pe_colormap_by_name("coolwarm");
-		e.so.has_vmin = e.so.has_vmax = 1;
-		e.so.vmin = -1;
-		e.so.vmax = 1;
-	}
+	default_colours(j, &e.so);
 	e.so.row_origin = e.so.col_origin = j->origin + (int64_t)j->range_a;
 	e.so.row_step = e.so.col_step = j->o.stride;
 	e.so.xlabel = e.so.ylabel = "position";
-	snprintf(j->title, sizeof j->title, "%s similarity of %s, %llu positions",
-		 pe_metric_name(j->sp.metric), j->source, (unsigned long long)s->n);
+	if (j->grid_dims) {
+		/* ticks at the starts of the grid's rows, labelled by cell */
+		e.so.grid = &j->grid;
+		e.so.grid_dims = j->grid_dims;
+		e.so.grid_cols = 1;
+		e.so.xlabel = e.so.ylabel = j->grid_dims == 3 ? "token (t,y,x)" : "token (y,x)";
+	}
+	snprintf(j->title, sizeof j->title, "%s similarity of %s, %llu %s",
+		 pe_metric_name(j->sp.metric), j->source, (unsigned long long)s->n,
+		 j->grid_dims ? "tokens" : "positions");
 	e.so.title = j->title;
 	e.pump.threads = j->threads;
 	e.known = known_nonfinite;	/* json: zero rows' nan refused up front */
@@ -306,6 +425,74 @@ static int write_matrix(struct job *j, struct pe_similarity *s, struct pe_meta *
 		e.pump.progress = progress;
 		e.pump.progress_arg = &last;
 	}
+	return pe_emit_run(&e, &j->out, &t, 1, meta, err);
+}
+
+/* --query: row P of the matrix, laid out as the grid's image (frames as
+ * panels), or as a vector without a grid */
+static int write_query(struct job *j, struct pe_similarity *s, struct pe_meta *meta,
+		       struct pe_error *err)
+{
+	struct pe_grid_image im = { &j->grid, NULL, 0, 1 };
+	struct pe_matrix_view w;
+	struct pe_tensor t;
+	struct pe_emit e;
+	uint64_t n = s->n;
+	char cell[64] = "";
+	int rc;
+
+	j->qrow = malloc((size_t)n * sizeof *j->qrow);
+	if (!j->qrow)
+		return pe_fail(err, PE_ERR_NOMEM, "out of memory");
+	if (pe_similarity_row(s, j->query, j->qrow, err) != 0)
+		return -1;
+	memset(&e, 0, sizeof e);
+	default_colours(j, &e.so);
+	pe_meta_int(meta, "query", (int64_t)j->query);
+	if (j->grid_dims && pe_grid_cell_name(&j->grid, j->grid_dims, j->query, cell + 1, sizeof cell - 1)) {
+		cell[0] = ' ';
+		pe_meta_str(meta, "query_cell", cell + 1);
+	}
+	snprintf(j->title, sizeof j->title, "%s similarity of %s row %llu%s to every %s",
+		 pe_metric_name(j->sp.metric), j->source, (unsigned long long)j->query, cell,
+		 j->grid_dims ? "cell" : "row");
+	e.so.title = j->title;
+	e.pump.threads = j->threads;
+	if (j->grid_dims) {
+		im.v = j->qrow;
+		if (GIVEN(j, frame)) {
+			if (j->o.frame >= j->grid.t)
+				return pe_fail(err, PE_ERR_USAGE, "--frame %llu: the grid has %llu frame%s",
+					       (unsigned long long)j->o.frame, (unsigned long long)j->grid.t,
+					       j->grid.t == 1 ? "" : "s");
+			im.t0 = j->o.frame;
+			pe_meta_int(meta, "frame", (int64_t)j->o.frame);
+		} else {
+			im.nt = j->grid.t;
+		}
+		e.so.xlabel = "x (column)";
+		e.so.ylabel = "y (row)";
+		e.so.panel_label = "frame";
+		e.so.panel_origin = (int64_t)im.t0;
+		e.so.panel_cols = 8;	/* a video's frames in a row, 8 to a row */
+		j->out.col_prefix = "x";
+		rc = pe_grid_image_tensor(&im, "similarity", &t, err);
+	} else {
+		if (GIVEN(j, frame))
+			return pe_fail(err, PE_ERR_USAGE, "--frame applies to a video --grid");
+		e.so.xlabel = "position";
+		e.so.row_origin = j->origin;
+		w.v = j->qrow;
+		w.rows = n;
+		w.cols = 1;
+		w.stride = 1;
+		w.first = 0;
+		rc = pe_matrix_tensor(&w, "similarity", &t, err);
+		if (rc == 0)
+			rc = pe_tensor_shape(&t, 1, &n, err);
+	}
+	if (rc != 0 || pe_emit_prepare(&e, &j->out, &t, 1, meta, err) != 0)
+		return -1;
 	return pe_emit_run(&e, &j->out, &t, 1, meta, err);
 }
 
@@ -413,6 +600,8 @@ static int similarity(const struct pe_command *cmd, int argc, char **argv)
 	if (pe_threads_resolve(&j.out, &j.threads, &err) != 0 ||
 	    (kind ? generate(&j, kind, &err) : read_file(&j, &err)) != 0)
 		goto fail;
+	if (resolve_grid(&j, kind, &err) != 0 || (j.o.query && resolve_query(&j, &err) != 0))
+		goto fail;
 	meta = kind ? &j.gen.meta : &j.meta;
 	j.source = kind ? kind->name : strrchr(j.o.input, '/') ? strrchr(j.o.input, '/') + 1
 				     : strcmp(j.o.input, "-") == 0 ? "stdin" : j.o.input;
@@ -436,7 +625,7 @@ static int similarity(const struct pe_command *cmd, int argc, char **argv)
 			    s.max_norm, j.sp.metric == PE_METRIC_DOT ? "dot products" : "distances");
 	record(&j, meta);
 	if ((j.o.stats || j.o.profile ? write_stats(&j, &s, meta, &err)
-				      : write_matrix(&j, &s, meta, &err)) != 0)
+	     : j.o.query ? write_query(&j, &s, meta, &err) : write_matrix(&j, &s, meta, &err)) != 0)
 		goto fail;
 	rc = PE_EXIT_OK;
 	goto done;
@@ -445,6 +634,7 @@ fail:
 	rc = pe_msg_report("similarity", &err);
 done:
 	pe_similarity_free(&s);
+	free(j.qrow);
 	pe_stats_free(&j.st);
 	pe_matrix_free(&j.table);
 	pe_gen_free(&j.gen);

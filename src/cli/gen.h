@@ -23,6 +23,7 @@
 
 #include "cli/opt.h"
 #include "core/err.h"
+#include "core/grid.h"
 #include "core/meta.h"
 #include "core/tensor.h"
 #include "core/torch32.h"
@@ -49,6 +50,8 @@ struct pe_gen {
 	const char *col_prefix;		/* csv header column prefix ("d") */
 	int64_t row_origin;		/* the position of row 0 (--offset) */
 	const char *xlabel, *ylabel;	/* png axis titles (columns, rows) */
+	struct pe_grid grid;		/* the rows are these tokens of a patch grid, */
+	int grid_dims;			/* given as HxW (2) or TxHxW (3); 0: no grid */
 	void *state;
 	void (*free_state)(void *state);
 };

@@ -62,7 +62,13 @@ static int build(struct pe_gen *g, void *opts, struct pe_error *err)
 	if (pe_grid2d_init(gr, &p, err) != 0 || pe_grid2d_tensor(gr, &g->tensor[0], err) != 0)
 		return -1;
 	g->nt = 1;
-	g->ylabel = "patch";
+	g->ylabel = "patch (y,x)";
+	/* the rows are a grid's tokens, for similarity's maps and ticks */
+	g->grid.t = 1;
+	g->grid.h = p.height;
+	g->grid.w = p.width;
+	g->grid.prefix = p.cls_token ? 1 : 0;
+	g->grid_dims = 2;
 
 	pe_meta_str(&g->meta, "kind", "sincos2d");
 	pe_meta_str(&g->meta, "preset", presets[p.preset]);

@@ -614,6 +614,11 @@ static int sim_fill(const void *ctx, uint64_t r0, size_t nrows, void *out, struc
 	return 0;
 }
 
+int pe_similarity_row(const struct pe_similarity *s, uint64_t i, float *out, struct pe_error *err)
+{
+	return sim_fill(s, i, 1, out, err);
+}
+
 int pe_similarity_tensor(struct pe_similarity *s, struct pe_tensor *t, struct pe_error *err)
 {
 	uint64_t shape[2] = { s->n, s->n };

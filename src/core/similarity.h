@@ -112,6 +112,10 @@ void pe_similarity_free(struct pe_similarity *s);
  * outlive it. */
 int pe_similarity_tensor(struct pe_similarity *s, struct pe_tensor *t, struct pe_error *err);
 
+/* Row i of the result alone (n values into out): the similarity of row i
+ * to every row, the values the tensor has there.  Returns 0 or -1. */
+int pe_similarity_row(const struct pe_similarity *s, uint64_t i, float *out, struct pe_error *err);
+
 /*
  * A cell of the rows [r0, r1) of the result known, before it is computed,
  * to be nan or an infinity: with cosine and a zero row, every row holds

@@ -300,12 +300,72 @@ static double hm_h(const struct pe_heatmap *hm)
 	return (double)hm->ph;
 }
 
-static double label_w(int64_t origin, uint64_t step, uint64_t i)
-{
-	char buf[PE_FMT_BUF];
+#define LABEL_BUF 48
 
-	pe_fmt_i64(pe_tick_label(origin, step, i), buf);
+/* The label of cell i of an axis, whose cells stand for origin + i step:
+ * that number, or on a grid the token's cell, "(y,x)" or "(t,y,x)"
+ * (prefix and suffix tokens keep their number). */
+static void tick_text(const struct pe_fig_panel *p, int col, int64_t origin, uint64_t step,
+		      uint64_t i, char *buf)
+{
+	int64_t v = pe_tick_label(origin, step, i);
+
+	if (p->grid && (!col || p->grid_cols) && v >= 0 &&
+	    pe_grid_cell_name(p->grid, p->grid_dims, (uint64_t)v, buf, LABEL_BUF))
+		return;
+	pe_fmt_i64(v, buf);
+}
+
+static double label_w(const struct pe_fig_panel *p, int col, int64_t origin, uint64_t step,
+		      uint64_t i)
+{
+	char buf[LABEL_BUF];
+
+	tick_text(p, col, origin, step, i, buf);
 	return pe_fig_text_width(buf, FS);
+}
+
+/*
+ * Ticks on a grid's tokens: at the first token of every k-th band of its
+ * cells (a row of cells, or of merge blocks: W M tokens), k the first of
+ * 1, 2, 5, 10, 20, ... that leaves minpx between ticks, so each label
+ * reads (y,0).  For unit steps only (a stride would step over the bands)
+ * and when a band starts on the axis; 0 otherwise (plain ticks then).
+ */
+static int grid_ticks(const struct pe_grid *g, uint64_t n, int64_t origin, uint64_t step,
+		      double len, double minpx, struct pe_ticks *t)
+{
+	uint64_t band = g->w * (g->merge > 1 ? g->merge : 1), k = 1, period, start;
+	int m = 0;
+
+	if (step != 1 || origin < 0)
+		return 0;
+	for (;;) {
+		period = band * k;
+		if ((double)period * len / (double)n >= minpx || period >= n || k > ((uint64_t)1 << 40))
+			break;
+		k = m++ % 3 == 1 ? k * 5 / 2 : k * 2;
+	}
+	if ((uint64_t)origin <= g->prefix)
+		start = g->prefix - (uint64_t)origin;
+	else
+		start = (period - ((uint64_t)origin - g->prefix) % period) % period;
+	if (start >= n)
+		return 0;
+	t->first = start;
+	t->every = period;
+	return 1;
+}
+
+/* An axis's ticks: on the grid's bands, else at round labels */
+static struct pe_ticks axis_ticks(const struct pe_fig_panel *p, int col, uint64_t n,
+				  int64_t origin, uint64_t step, double len, double minpx)
+{
+	struct pe_ticks t;
+
+	if (p->grid && (!col || p->grid_cols) && grid_ticks(p->grid, n, origin, step, len, minpx, &t))
+		return t;
+	return pe_ticks(n, origin, step, len, minpx);
 }
 
 static double imax_d(double a, double b)
@@ -317,7 +377,7 @@ static void hm_axes_of(const struct pe_fig_panel *p, struct hm_axes *ax)
 {
 	const struct pe_heatmap *hm = p->hm;
 	double th = text_h(FS), w, minpx;
-	uint64_t last;
+	uint64_t last, i;
 
 	memset(ax, 0, sizeof *ax);
 	ax->rows = !hm->vector;
@@ -325,19 +385,25 @@ static void hm_axes_of(const struct pe_fig_panel *p, struct hm_axes *ax)
 		/* labels 2.5 lines apart; a short axis (a wide matrix at 1:4)
 		 * spaces them less, down to 1.5 lines, rather than label one row */
 		minpx = hm_h(hm) / 3 < 1.5 * th ? 1.5 * th : hm_h(hm) / 3;
-		ax->r = pe_ticks(hm->rows, p->row_origin, p->row_step, hm_h(hm),
-				 minpx < 2.5 * th ? minpx : 2.5 * th);
+		ax->r = axis_ticks(p, 0, hm->rows, p->row_origin, p->row_step, hm_h(hm),
+				   minpx < 2.5 * th ? minpx : 2.5 * th);
 		last = ax->r.first + (hm->rows - 1 - ax->r.first) / ax->r.every * ax->r.every;
-		ax->lab_w = imax_d(label_w(p->row_origin, p->row_step, ax->r.first),
-				   label_w(p->row_origin, p->row_step, last));
+		ax->lab_w = imax_d(label_w(p, 0, p->row_origin, p->row_step, ax->r.first),
+				   label_w(p, 0, p->row_origin, p->row_step, last));
+		/* a grid's labels are not monotonic in width: measure them all */
+		for (i = ax->r.first; p->grid && i < hm->rows; i += ax->r.every)
+			ax->lab_w = imax_d(ax->lab_w, label_w(p, 0, p->row_origin, p->row_step, i));
 	}
-	/* labels grow monotonically, so the widest is at an end */
-	w = imax_d(label_w(p->col_origin, p->col_step, 0),
-		   label_w(p->col_origin, p->col_step, hm->cols - 1));
-	ax->c = pe_ticks(hm->cols, p->col_origin, p->col_step, hm_w(hm), w + 2 * FS);
+	/* labels grow monotonically, so the widest is at an end (on a grid,
+	 * the last cell's is as wide as any) */
+	w = imax_d(label_w(p, 1, p->col_origin, p->col_step, 0),
+		   label_w(p, 1, p->col_origin, p->col_step, hm->cols - 1));
+	if (p->grid && p->grid_cols)
+		w = imax_d(w, label_w(p, 1, (int64_t)(p->grid->prefix + pe_grid_cells(p->grid) - 1), 1, 0));
+	ax->c = axis_ticks(p, 1, hm->cols, p->col_origin, p->col_step, hm_w(hm), w + 2 * FS);
 	ax->last_c = ax->c.first + (hm->cols - 1 - ax->c.first) / ax->c.every * ax->c.every;
-	ax->first_w = label_w(p->col_origin, p->col_step, ax->c.first);
-	ax->last_w = label_w(p->col_origin, p->col_step, ax->last_c);
+	ax->first_w = label_w(p, 1, p->col_origin, p->col_step, ax->c.first);
+	ax->last_w = label_w(p, 1, p->col_origin, p->col_step, ax->last_c);
 }
 
 /* Pixel offset of the centre of cell i of n drawn across len. */
@@ -828,7 +894,7 @@ static void draw_hm_axes(cairo_t *cr, const struct pe_fig_panel *p, const struct
 {
 	const struct pe_heatmap *hm = p->hm;
 	struct hm_axes ax;
-	char buf[PE_FMT_BUF];
+	char buf[LABEL_BUF];
 	uint64_t i;
 	double c;
 
@@ -838,13 +904,13 @@ static void draw_hm_axes(cairo_t *cr, const struct pe_fig_panel *p, const struct
 	for (i = ax.c.first; i < hm->cols; i += ax.c.every) {
 		c = a->x + centre(i, a->w, hm->cols);
 		tick_x(cr, c, a->y + a->h + LINE / 2);
-		pe_fmt_i64(pe_tick_label(p->col_origin, p->col_step, i), buf);
+		tick_text(p, 1, p->col_origin, p->col_step, i, buf);
 		draw_text(cr, buf, FS, c, a->y + a->h + TICK + TICKPAD, 0.5, 0, 0);
 	}
 	for (i = ax.r.first; ax.rows && i < hm->rows; i += ax.r.every) {
 		c = a->y + centre(i, a->h, hm->rows);
 		tick_y(cr, a->x - LINE / 2, c);
-		pe_fmt_i64(pe_tick_label(p->row_origin, p->row_step, i), buf);
+		tick_text(p, 0, p->row_origin, p->row_step, i, buf);
 		draw_text(cr, buf, FS, a->x - TICK - TICKPAD, c, 1, 0.5, 0);
 	}
 	cairo_stroke(cr);

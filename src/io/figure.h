@@ -35,6 +35,7 @@
 #include <stdio.h>
 
 #include "core/err.h"
+#include "core/grid.h"
 #include "io/heatmap.h"
 
 #define PE_PALETTE_MAX 65536
@@ -126,6 +127,10 @@ struct pe_fig_panel {
 	/* tick labels: row i is row_origin + i * row_step (steps >= 1) */
 	int64_t row_origin, col_origin;
 	uint64_t row_step, col_step;
+	/* the rows (with grid_cols the columns too) are tokens of this grid:
+	 * ticks and labels by cell (see struct pe_sink_opts); NULL: plain */
+	const struct pe_grid *grid;
+	int grid_dims, grid_cols;
 	const struct pe_chart *chart;	/* instead of hm */
 };
 

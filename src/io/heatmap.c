@@ -483,6 +483,10 @@ int pe_heatmap_begin(struct pe_heatmap *p, const struct pe_heatmap_geom *g, stru
 	if (!g->aspect_equal)
 		a = a > 4 ? 4 : a < 0.25 ? 0.25 : a;
 	choose_grid(p->panels, a, &p->nc, &p->nr);
+	if (g->panel_cols > 0) {
+		p->nc = p->panels < g->panel_cols ? (uint32_t)p->panels : g->panel_cols;
+		p->nr = (uint32_t)((p->panels + p->nc - 1) / p->nc);
+	}
 	n = p->nc > p->nr ? p->nc : p->nr;
 	size = g->size;
 	if (size == 0) {

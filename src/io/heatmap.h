@@ -39,6 +39,8 @@ struct pe_heatmap_geom {
 	unsigned size;		/* longest side in pixels, 0: automatic */
 	int aspect_equal;	/* no 1:4 rule */
 	int no_axes;		/* bare pixels: one per cell when they fit */
+	uint32_t panel_cols;	/* panels: at most this many a row (0: the grid
+				 * nearest to square) */
 };
 
 struct pe_mode_tab;

@@ -18,6 +18,7 @@
 #include <stdio.h>
 
 #include "core/err.h"
+#include "core/grid.h"
 #include "core/pipeline.h"
 
 enum pe_format {
@@ -64,6 +65,17 @@ struct pe_sink_opts {
 	int no_axes;
 	/* panels (heads): each its own colour scale and bar, rather than one */
 	int scale_each;
+	/* panels: titled "LABEL K" (NULL: "head"), K counted from
+	 * panel_origin; panel_cols > 0: at most that many a row */
+	const char *panel_label;
+	int64_t panel_origin;
+	uint32_t panel_cols;
+	/* the rows (labels, as above), and with grid_cols the columns too, are
+	 * the tokens of this patch grid (core/grid.h): ticks at the first token
+	 * of rows of its cells, labelled with the cell, (y,x) or with grid_dims
+	 * 3 (t,y,x); NULL: plain indices.  Must outlive the sink. */
+	const struct pe_grid *grid;
+	int grid_dims, grid_cols;
 };
 
 /* Format by name ("csv", "npy", ...); -1 if unknown. */

@@ -138,7 +138,8 @@ static int fig_begin(struct pe_sink *s, const struct pe_tensor *t, size_t nt,
 		     const struct pe_meta *meta, struct pe_error *err)
 {
 	struct fig_sink *p = (struct fig_sink *)s;
-	struct pe_heatmap_geom g = { p->o.size, p->o.aspect_equal, p->o.no_axes };
+	struct pe_heatmap_geom g = { .size = p->o.size, .aspect_equal = p->o.aspect_equal,
+				       .no_axes = p->o.no_axes, .panel_cols = p->o.panel_cols };
 
 	if (nt != 1)
 		return pe_fail(err, PE_ERR_PARAM,
@@ -309,7 +310,7 @@ static int scale(struct fig_sink *p, double vmin, double vmax, struct pe_colorsc
 static int build(struct fig_sink *p, struct pe_error *err)
 {
 	const struct pe_heatmap *h = &p->hm;
-	char buf[32];
+	char buf[64];
 	uint64_t k;
 	size_t n;
 
@@ -334,8 +335,12 @@ static int build(struct fig_sink *p, struct pe_error *err)
 		q->row_step = p->o.row_step;
 		q->col_origin = p->o.col_origin;
 		q->col_step = p->o.col_step;
+		q->grid = p->o.grid;
+		q->grid_dims = p->o.grid_dims;
+		q->grid_cols = p->o.grid_cols;
 		if (h->is3d && !p->o.no_axes) {
-			snprintf(buf, sizeof buf, "head %llu", (unsigned long long)k);
+			snprintf(buf, sizeof buf, "%s %lld", p->o.panel_label ? p->o.panel_label : "head",
+				 (long long)(p->o.panel_origin + (int64_t)k));
 			n = strlen(buf) + 1;
 			if (!(q->title = malloc(n)))
 				return pe_fail(err, PE_ERR_NOMEM, "out of memory");

@@ -33,7 +33,7 @@ usage_error "unknown option" generate sinusoidal --frobnicate
 usage_error "abbreviation" generate rope --fac 2 --scaling linear -n 1 -d 4
 check "abbreviation: names the full option" grep -q "^posenc: generate: option '--fac' is not a full name (write --factor)$" "$T/err"
 usage_error "ambiguous prefix" generate sinusoidal --pre t2t
-check "ambiguous prefix: names the candidates" grep -q "^posenc: generate: unknown option '--pre' (did you mean --preset or --precision?)$" "$T/err"
+check "ambiguous prefix: names the candidates" grep -q "^posenc: generate: unknown option '--pre' (did you mean --preset, --precision or --prefix-tokens?)$" "$T/err"
 usage_error "misspelt option" generate sinusoidal --postions 5
 check "misspelt option: the nearest real one" grep -q "^posenc: generate: unknown option '--postions' (did you mean --positions?)$" "$T/err"
 usage_error "swapped letters" similarity --metirc dot -i x.npy

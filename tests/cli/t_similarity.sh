@@ -446,7 +446,7 @@ wait "$writer"
 check "a FIFO with a writer is read" ok_and [ "$(wc -l <"$T/out")" -eq 6 ]
 fails 2 "-i FILE and a KIND" "give a KIND or -i FILE, not both$" \
 	similarity sinusoidal -i "$S/whole.csv" -o "$T/eo/o.csv"
-fails 2 "neither -i nor a KIND" "give -i FILE or a KIND (one of: sinusoidal, learned, rope, alibi, sincos2d)$" \
+fails 2 "neither -i nor a KIND" "give -i FILE or a KIND (one of: sinusoidal, learned, rope, alibi, sincos2d, axial)$" \
 	similarity -o "$T/eo/o.csv"
 fails 2 "-n with -i" "--positions applies to a generated table (KIND), not to -i FILE$" \
 	similarity -i "$S/whole.csv" -n 5 -o "$T/eo/o.csv"
@@ -613,3 +613,53 @@ run similarity sinusoidal -n 12 -d 4 --positions-range 2:12 --stride 4 --header
 check "csv --header: the positions compared" ok_and [ "$(head -1 "$T/out")" = "p2,p6,p10" -a "$(wc -l <"$T/out")" -eq 4 ]
 run similarity sinusoidal --preset wang-chen -n 8 -d 4 --stats
 check "wang-chen: the table's own preset stays in meta" ok_and grep -q '"preset":"vaswani".*"similarity_preset":"wang-chen"' "$T/out"
+
+# --- grids: --query maps, grid-aware ticks ---
+run similarity axial --preset rope-vit -d 8 --grid 3x4 --table cis --query 1,2 -f csv
+check "query map: H rows of W" [ "$(wc -l <"$T/out")" -eq 3 ] && [ "$(head -1 "$T/out" | tr ',' '\n' | wc -l)" -eq 4 ]
+check "query map: 1 at the query's own cell" [ "$(sed -n 2p "$T/out" | cut -d, -f3)" = "1" ]
+run similarity axial --preset rope-vit -d 8 --grid 3x4 --table cis --query 6 -f csv
+cp "$T/out" "$T/q6"
+run similarity axial --preset rope-vit -d 8 --grid 3x4 --table cis --query 1,2 -f csv
+check "query: a row number or its cell" same_output "$T/out" "$T/q6"
+run similarity axial --preset hunyuan-video --grid 3x2x2 --table cis --query 1,0,1 -f json
+check "query on a video: T x H x W" grep -q '^{"shape":\[3,2,2\]' "$T/out"
+check "query: meta names the cell" grep -q '"query":5,"query_cell":"(1,0,1)"' "$T/out"
+run similarity axial --preset hunyuan-video --grid 3x2x2 --table cis --query 1,0,1 --frame 2 -f json
+check "query --frame: one H x W frame" grep -q '^{"shape":\[2,2\]' "$T/out"
+run similarity axial --preset hunyuan-video --grid 5x4x4 --table cis --query 1,0,1 -o "$T/v.png"
+check "query png: 5 frame panels in a row" ok_and png "$T/v.png" hmtest "len(d['panels']) == 5 and len(set(p[1] for p in d['panels'])) == 1"
+check "query png: title names the cell" [ "$(png "$T/v.png" text Title)" = "cosine similarity of axial row 17 (1,0,1) to every cell" ]
+run similarity sinusoidal -n 12 -d 8 --query 3 -f json
+check "query without a grid: the row, 1-D" grep -q '^{"shape":\[12\]' "$T/out"
+run generate sincos2d --grid 3x4 -d 8 --cls-token -o "$T/s2.npy"
+run similarity -i "$T/s2.npy" --grid 3x4 --prefix-tokens 1 --query 2,3 -f csv
+cp "$T/out" "$T/sfile"
+run similarity sincos2d --grid 3x4 -d 8 --cls-token --query 2,3 -f csv
+check "query: a file with --grid, --prefix-tokens = the kind's own grid" same_output "$T/out" "$T/sfile"
+if command -v pdftotext >/dev/null 2>&1; then
+	run similarity axial --preset qwen2-vl-vision -d 8 --grid 8x12 --table cis -o "$T/qm.pdf"
+	pdftotext "$T/qm.pdf" "$T/qm.txt" 2>/dev/null
+	check "grid ticks: merge bands labelled by cell" ok_and eval 'grep -qx "(2,0)" "$T/qm.txt" && grep -qx "(6,0)" "$T/qm.txt"'
+	run similarity axial --preset wan --grid 3x6x8 --table cis -o "$T/w.pdf"
+	pdftotext "$T/w.pdf" "$T/w.txt" 2>/dev/null
+	check "grid ticks: a video's cells (t,y,x)" ok_and grep -qx "(1,2,0)" "$T/w.txt"
+else
+	skipped "grid tick labels" "no pdftotext"
+fi
+fails 2 "query with --stats" "--stats does not apply to --query (it compares one row with every row)$" \
+	similarity sinusoidal -n 8 -d 4 --query 1 --stats -o "$T/eo/o.json"
+fails 2 "query cell without a grid" "--query 1,2 names a cell: give --grid (the rows' patch grid)$" \
+	similarity sinusoidal -n 8 -d 4 --query 1,2 -o "$T/eo/o.csv"
+fails 2 "query outside the grid" "--query 3,0 is outside the 1x3x4 grid$" \
+	similarity axial --preset rope-vit -d 8 --grid 3x4 --query 3,0 -o "$T/eo/o.csv"
+fails 2 "query beyond the rows" "--query must be a row 0 to 11, or a cell Y,X of --grid, got '12'$" \
+	similarity axial --preset rope-vit -d 8 --grid 3x4 --query 12 -o "$T/eo/o.csv"
+fails 2 "grid that is not the table's rows" "--grid 3x5 has 15 cells, the table 12 rows$" \
+	similarity sinusoidal -n 12 -d 8 --grid 3x5 -o "$T/eo/o.csv"
+fails 2 "--frame beyond the video" "--frame 3: the grid has 3 frames$" \
+	similarity axial --preset hunyuan-video --grid 3x2x2 --query 0 --frame 3 -o "$T/eo/o.csv"
+fails 2 "--frame without --query" "--frame applies to --query only$" \
+	similarity axial --preset hunyuan-video --grid 3x2x2 --frame 1 -o "$T/eo/o.csv"
+fails 2 "--prefix-tokens beside a kind's grid" "--prefix-tokens: a generated sincos2d table has its own grid and tokens$" \
+	similarity sincos2d --grid 3x4 -d 8 --prefix-tokens 1 -o "$T/eo/o.csv"

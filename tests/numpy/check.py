@@ -298,6 +298,42 @@ def test_similarity_metrics():
                   cosine64(sub - sub.mean(axis=0)))
 
 
+def test_similarity_query():
+    """--query on a grid: row q of the cosine matrix (NumPy, float64) laid
+    out as the grid's frames, the prefix token left out; Qwen2-VL's merge
+    order undone by the reshape/transpose of transformers' position ids"""
+    x, path = random_table("grid61.npy", (1 + 2 * 5 * 6, 16), 7)
+    cos = cosine64(x.astype(np.float64))
+    q = 1 + (1 * 5 + 2) * 6 + 3
+    want = cos[q, 1:].reshape(2, 5, 6)
+    rounded_check("similarity --query 1,2,3 --grid 2x5x6 --prefix-tokens 1",
+                  similarity("-i", path, "--grid", "2x5x6", "--prefix-tokens", "1", "--query", "1,2,3"), want)
+    rounded_check("similarity --query row --frame 1", similarity("-i", path, "--grid", "2x5x6", "--prefix-tokens",
+                                                                 "1", "--query", str(q), "--frame", "1"), want[1])
+    rounded_check("similarity --query without a grid: the row", similarity("-i", path, "--query", "7"), cos[7])
+    # Qwen2-VL's vision tower: tokens in 2x2 merge blocks
+    tab = os.path.join(TMP, "qwen.npy")
+    posenc("generate", "axial", "--preset", "qwen2-vl-vision", "-d", "16", "--grid", "4x6", "--table", "cis",
+           "-o", tab)
+    t64 = np.load(tab).astype(np.float64)
+    h, w = np.meshgrid(np.arange(4), np.arange(6), indexing="ij")
+    order = np.stack([h.reshape(2, 2, 3, 2).transpose(0, 2, 1, 3).ravel(),
+                      w.reshape(2, 2, 3, 2).transpose(0, 2, 1, 3).ravel()], 1)
+    row_of = {(int(a), int(b)): i for i, (a, b) in enumerate(order)}
+    c = cosine64(t64)
+    q = row_of[(1, 2)]
+    want = np.array([[c[q, row_of[(a, b)]] for b in range(6)] for a in range(4)])
+    rounded_check("similarity axial qwen2-vl-vision --query 1,2: the merge order undone",
+                  similarity("axial", "--preset", "qwen2-vl-vision", "-d", "16", "--grid", "4x6", "--table", "cis",
+                             "--query", "1,2"), want)
+    # cis rows: the cosine is the mean of cos(angle difference) over the pairs
+    ang = np.load(io.BytesIO(posenc("generate", "axial", "--preset", "qwen2-vl-vision", "-d", "16", "--grid",
+                                    "4x6", "--table", "angles", "-f", "npy"))).astype(np.float64)[:, :8]
+    d = np.cos(ang[q][None, :] - ang).mean(axis=1)
+    check("cis rows: cosine = mean cos(angle difference)", float(np.abs(d - c[q]).max()) < 1e-6,
+          str(float(np.abs(d - c[q]).max())))
+
+
 def average_ranks(v):
     order = np.argsort(v, kind="stable")
     ranks = np.empty(len(v))
@@ -644,7 +680,7 @@ def test_skew():
 def main():
     for test in (test_sinusoidal, test_formats_agree, test_learned, test_similarity_metrics,
                  test_similarity_stats, test_similarity_profile, test_similarity_png, test_png_pixels,
-                 test_similarity_exact_hard, test_skew, test_bucket):
+                 test_similarity_exact_hard, test_skew, test_bucket, test_similarity_query):
         try:
             test()
         except Exception as e:  # a crash counts as a failure, with its reason

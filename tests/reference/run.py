@@ -42,6 +42,8 @@ GROUPS = [
     ("sincos2d", "ref_sincos2d.py", {}),
     ("files", "ref_files.py", {}),
     ("explain", "ref_explain.py", {}),
+    ("axial", "ref_axial.py", {}),
+    ("axial-avx2", "ref_axial.py", {"ATEN_CPU_CAPABILITY": "avx2"}),
 ]
 
 

@@ -31,7 +31,7 @@ static void begin(struct pe_heatmap *h, int ndim, uint64_t a, uint64_t b, uint64
 	struct pe_error err = { PE_OK, "" };
 	struct pe_tensor t;
 	uint64_t shape[3] = { a, b, c };
-	struct pe_heatmap_geom g = { 0, 0, 0 };
+	struct pe_heatmap_geom g = { 0 };
 
 	memset(h, 0, sizeof *h);
 	assert_int_equal(pe_tensor_init(&t, "t", PE_F32, no_fill, NULL, 0, ndim, shape, &err), 0);

@@ -31,7 +31,7 @@ static void begin(struct pe_heatmap *h, enum pe_dtype dt, int ndim, uint64_t a, 
 	struct pe_error err = { PE_OK, "" };
 	struct pe_tensor t;
 	uint64_t shape[3] = { a, b, c };
-	struct pe_heatmap_geom g = { size, equal, bare };
+	struct pe_heatmap_geom g = { .size = size, .aspect_equal = equal, .no_axes = bare };
 
 	memset(h, 0, sizeof *h);
 	assert_int_equal(pe_tensor_init(&t, "t", dt, no_fill, NULL, 0, ndim, shape, &err), 0);
@@ -206,7 +206,7 @@ static void test_refused(void **state)
 	struct pe_heatmap h;
 	struct pe_tensor t;
 	uint64_t shape[3] = { 1025, 2, 2 };
-	struct pe_heatmap_geom g = { 2, 0, 0 };
+	struct pe_heatmap_geom g = { .size = 2 };
 
 	(void)state;
 	memset(&h, 0, sizeof h);
