@@ -294,6 +294,30 @@ void pe_json_text(const struct cJSON *v, char *buf, size_t size)
 	free(s);
 }
 
+int pe_table_check(const unsigned char *buf, size_t len, const char *name,
+		   const struct pe_read_opts *o, enum pe_in_format *f, struct pe_table_info *info,
+		   struct pe_error *err)
+{
+	*f = o->format == PE_IN_AUTO ? pe_in_sniff(buf, len) : o->format;
+	if (info) {
+		memset(info, 0, sizeof *info);
+		info->format = *f;
+	}
+	if (len == 0)
+		return pe_fail(err, PE_ERR_DATA, "%s: empty", name);
+	if (*f == PE_IN_RAW && (o->rows == 0 || o->cols == 0))
+		return pe_fail(err, PE_ERR_USAGE, "%s: raw input needs a shape (rows x cols)", name);
+	if (*f == PE_IN_RAW && pe_in_sniff(buf, len) != PE_IN_CSV)
+		return pe_fail(err, PE_ERR_USAGE,
+			       "%s: this is an %s file, not raw float32: its shape is in its header",
+			       name, pe_in_format_name(pe_in_sniff(buf, len)));
+	if (o->tensor && *f != PE_IN_SAFETENSORS)
+		return pe_fail(err, PE_ERR_USAGE,
+			       "%s: a tensor name was given, but the input is %s, not safetensors",
+			       name, pe_in_format_name(*f));
+	return 0;
+}
+
 int pe_table_parse(const unsigned char *buf, size_t len, const char *name,
 		   const struct pe_read_opts *o, struct pe_matrix *out, struct pe_table_info *info,
 		   struct pe_error *err)
@@ -303,24 +327,9 @@ int pe_table_parse(const unsigned char *buf, size_t len, const char *name,
 
 	if (!o)
 		o = &none;
-	f = o->format == PE_IN_AUTO ? pe_in_sniff(buf, len) : o->format;
 	memset(out, 0, sizeof *out);
-	if (info) {
-		memset(info, 0, sizeof *info);
-		info->format = f;
-	}
-	if (len == 0)
-		return pe_fail(err, PE_ERR_DATA, "%s: empty", name);
-	if (f == PE_IN_RAW && (o->rows == 0 || o->cols == 0))
-		return pe_fail(err, PE_ERR_USAGE, "%s: raw input needs a shape (rows x cols)", name);
-	if (f == PE_IN_RAW && pe_in_sniff(buf, len) != PE_IN_CSV)
-		return pe_fail(err, PE_ERR_USAGE,
-			       "%s: this is an %s file, not raw float32: its shape is in its header",
-			       name, pe_in_format_name(pe_in_sniff(buf, len)));
-	if (o->tensor && f != PE_IN_SAFETENSORS)
-		return pe_fail(err, PE_ERR_USAGE,
-			       "%s: a tensor name was given, but the input is %s, not safetensors",
-			       name, pe_in_format_name(f));
+	if (pe_table_check(buf, len, name, o, &f, info, err) != 0)
+		return -1;
 	switch (f) {
 	case PE_IN_NPY:
 		return pe_npy_parse(buf, len, name, out, info, err);
@@ -363,10 +372,8 @@ void pe_tensor_entries_free(struct pe_tensor_entry *list, size_t n)
 	free(list);
 }
 
-/* A file named *.npy or *.safetensors (any case) is parsed as that, so a
- * damaged one is reported as such ("bad magic") rather than as csv. */
-static const struct pe_read_opts *by_extension(const char *path, const struct pe_read_opts *o,
-					       struct pe_read_opts *named)
+const struct pe_read_opts *pe_read_opts_for_path(const char *path, const struct pe_read_opts *o,
+						struct pe_read_opts *named)
 {
 	static const struct {
 		const char *ext;
@@ -462,7 +469,7 @@ int pe_table_input_open(struct pe_input *in, const char *path, size_t max_bytes,
 	struct pe_input_rule rule = { stream_extent, &st };
 
 	memset(&st, 0, sizeof st);
-	st.o = by_extension(path, o, &named);
+	st.o = pe_read_opts_for_path(path, o, &named);
 	return pe_input_open_rule(in, path, max_bytes, &rule, err);
 }
 
@@ -478,8 +485,8 @@ int pe_read_table(const char *path, size_t max_bytes, const struct pe_read_opts 
 		memset(info, 0, sizeof *info);
 	rc = pe_table_input_open(&in, path, max_bytes, o, err);
 	if (rc == 0)
-		rc = pe_table_parse(in.data, in.len, in.name, by_extension(path, o, &named), out, info,
-				    err);
+		rc = pe_table_parse(in.data, in.len, in.name, pe_read_opts_for_path(path, o, &named),
+				    out, info, err);
 	if (pe_input_intact(&in, err) != 0) {
 		pe_matrix_free(out);
 		rc = -1;

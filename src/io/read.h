@@ -41,6 +41,7 @@
 
 #include "core/err.h"
 #include "core/matrix.h"
+#include "io/input.h"
 
 #define PE_READ_MAX_NDIM 32	/* npy and safetensors shapes beyond this are refused */
 #define PE_SAFETENSORS_MAX_HEADER ((uint64_t)100000000)	/* the reference reader's limit */
@@ -142,5 +143,50 @@ struct pe_input;
  * most max_bytes).  Close with pe_input_close. */
 int pe_table_input_open(struct pe_input *in, const char *path, size_t max_bytes,
 			const struct pe_read_opts *o, struct pe_error *err);
+
+/*
+ * A table read a block of rows at a time, for what compares tables larger
+ * than memory should hold (posenc diff): npy (C order), safetensors and raw
+ * files are mapped and their rows decoded when asked for, any rows in any
+ * order; pe_table_stream_release lets the pages of rows already read go,
+ * so a pass from the first row to the last holds a few blocks of the file,
+ * not the file.  csv and Fortran-order npy are decoded whole when opened
+ * (their rows are not where a row-major reader would find them), and
+ * standard input is read whole, as pe_read_table reads them.
+ *
+ * Calling sequence:
+ *   pe_table_stream_open(&s, path, max, &o, err)   every check of the
+ *       format's parser but the values' own; s.rows, s.cols, s.info
+ *   pe_table_stream_rows(&s, r0, n, out, err)       thread-safe
+ *   pe_table_stream_release(&s, r1)                 rows before r1 done
+ *   pe_table_stream_close(&s)                       in every case
+ */
+struct pe_table_stream {
+	uint64_t rows, cols;
+	struct pe_table_info info;
+	const char *name;		/* for messages: the path, or "stdin" */
+	int whole;			/* decoded at open (csv, Fortran order) */
+	/* private */
+	struct pe_input in;
+	struct pe_matrix m;		/* when whole */
+	size_t off;			/* the first element's offset in in.data */
+	int elem, big;
+	size_t released;		/* bytes of in.data let go so far */
+};
+
+int pe_table_stream_open(struct pe_table_stream *s, const char *path, size_t max_bytes,
+			 const struct pe_read_opts *o, struct pe_error *err);
+
+/* Rows [r0, r0 + n) (within rows) into out, n * cols floats.  An f8 value
+ * too large for float32 is PE_ERR_DATA naming its row; a file that shrank
+ * meanwhile "NAME: changed while being read" (io/input.h).  Returns 0 or
+ * -1. */
+int pe_table_stream_rows(const struct pe_table_stream *s, uint64_t r0, size_t n, float *out,
+			 struct pe_error *err);
+
+/* The rows before r1 will not be read again soon (they may be, slower). */
+void pe_table_stream_release(struct pe_table_stream *s, uint64_t r1);
+
+void pe_table_stream_close(struct pe_table_stream *s);
 
 #endif

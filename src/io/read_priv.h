@@ -65,6 +65,38 @@ struct cJSON;
  * at most 40 bytes and "...". */
 void pe_json_text(const struct cJSON *v, char *buf, size_t size);
 
+/* Where a table's elements lie in a buffer: rows x cols elements of elem
+ * from byte off, row-major (column-major when fortran), big-endian when
+ * big.  What the locate functions find after every check its parser makes
+ * but the values' own (an f8 too large for float32 is found converting). */
+struct pe_table_loc {
+	size_t off;
+	uint64_t rows, cols;
+	enum pe_elem elem;
+	int big, fortran;
+};
+
+int pe_npy_locate(const unsigned char *buf, size_t len, const char *name,
+		  struct pe_table_loc *loc, struct pe_table_info *info, struct pe_error *err);
+int pe_safetensors_locate(const unsigned char *buf, size_t len, const char *name,
+			  const char *tensor, struct pe_table_loc *loc,
+			  struct pe_table_info *info, struct pe_error *err);
+int pe_raw_locate(size_t len, const char *name, uint64_t rows, uint64_t cols,
+		  struct pe_table_loc *loc, struct pe_table_info *info, struct pe_error *err);
+
+/* pe_table_parse's checks of o against the buffer (empty, raw without a
+ * shape or with a header, a tensor name for another format): the format
+ * to parse in *f (info's format set).  Returns 0 or -1. */
+int pe_table_check(const unsigned char *buf, size_t len, const char *name,
+		   const struct pe_read_opts *o, enum pe_in_format *f, struct pe_table_info *info,
+		   struct pe_error *err);
+
+/* o, or a copy of it in *named with the format of a file named *.npy or
+ * *.safetensors (any case) when o's is PE_IN_AUTO: a damaged one is
+ * reported as such ("bad magic") rather than as csv.  o may be NULL. */
+const struct pe_read_opts *pe_read_opts_for_path(const char *path, const struct pe_read_opts *o,
+						struct pe_read_opts *named);
+
 /* pe_table_list for a buffer already known to be safetensors, or npy. */
 int pe_safetensors_list(const unsigned char *buf, size_t len, const char *name,
 			struct pe_tensor_entry **list, size_t *n, struct pe_error *err);
