@@ -148,17 +148,18 @@ int pe_table_input_open(struct pe_input *in, const char *path, size_t max_bytes,
  * A table read a block of rows at a time, for what compares tables larger
  * than memory should hold (posenc diff): npy (C order), safetensors and raw
  * files are mapped and their rows decoded when asked for, any rows in any
- * order; pe_table_stream_release lets the pages of rows already read go,
- * so a pass from the first row to the last holds a few blocks of the file,
- * not the file.  csv and Fortran-order npy are decoded whole when opened
- * (their rows are not where a row-major reader would find them), and
- * standard input is read whole, as pe_read_table reads them.
+ * order, and the pages of the rows decoded leave the mapping again (the
+ * page cache keeps them), so a pass from the first row to the last, or a
+ * sample of rows anywhere, holds a few blocks of the file, not the file.
+ * csv and Fortran-order npy are decoded whole when opened (their rows are
+ * not where a row-major reader would find them); standard input is read
+ * whole.
  *
  * Calling sequence:
  *   pe_table_stream_open(&s, path, max, &o, err)   every check of the
  *       format's parser but the values' own; s.rows, s.cols, s.info
- *   pe_table_stream_rows(&s, r0, n, out, err)       thread-safe
- *   pe_table_stream_release(&s, r1)                 rows before r1 done
+ *   pe_table_stream_rows(&s, r0, n, out, err)       any number of times,
+ *       from any threads
  *   pe_table_stream_close(&s)                       in every case
  */
 struct pe_table_stream {
@@ -171,7 +172,6 @@ struct pe_table_stream {
 	struct pe_matrix m;		/* when whole */
 	size_t off;			/* the first element's offset in in.data */
 	int elem, big;
-	size_t released;		/* bytes of in.data let go so far */
 };
 
 int pe_table_stream_open(struct pe_table_stream *s, const char *path, size_t max_bytes,
@@ -183,9 +183,6 @@ int pe_table_stream_open(struct pe_table_stream *s, const char *path, size_t max
  * -1. */
 int pe_table_stream_rows(const struct pe_table_stream *s, uint64_t r0, size_t n, float *out,
 			 struct pe_error *err);
-
-/* The rows before r1 will not be read again soon (they may be, slower). */
-void pe_table_stream_release(struct pe_table_stream *s, uint64_t r1);
 
 void pe_table_stream_close(struct pe_table_stream *s);
 
