@@ -111,6 +111,7 @@ static void unequal(struct pe_diff_stats *s, const struct pe_diff_tol *t, uint64
 	int differs;
 
 	pe_diff_pair(a, b, &e);
+	s->inexact += e.abs != 0;
 	differs = !pe_diff_equal(&e, b, t);
 	if (differs && s->differ++ == 0) {
 		s->first_row = r;

@@ -75,6 +75,7 @@ struct pe_diff_near {
 struct pe_diff_stats {
 	uint64_t rows, cols;
 	uint64_t values;		/* pairs seen */
+	uint64_t inexact;		/* pairs not the same value (NaN and NaN are) */
 	uint64_t differ;		/* pairs not equal within the tolerance */
 	uint64_t incomparable;		/* of them: NaN or inf against another value */
 	uint64_t first_row, first_col;	/* the first pair that differs (valid when differ) */
