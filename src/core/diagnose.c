@@ -909,10 +909,25 @@ static void test_frequencies(struct ctx *c)
 			pe_meta_num(&f->ev, "ratio", r0);
 		return;
 	}
-	f = offer(c, PE_CAUSE_COLUMN_SCALE, res,
-		  "the frequencies of %llu of %llu columns differ (columns %llu..%llu, A / B from %.6g to %.6g), the others agree: a frequency-scaling rule or parameter (YaRN's ramp, truncate, beta or L0; llama3's band; LongRoPE's long vs short factors; the scaling not applied)",
-		  (unsigned long long)nd, (unsigned long long)nr, (unsigned long long)lo,
-		  (unsigned long long)hi, rmin, rmax);
+	if (inter >= 0) {
+		/* in pairs: frequency k is columns k, k + C/2 (half) or 2k, 2k+1 */
+		uint64_t klo = inter ? lo / 2 : lo % (C / 2), khi = inter ? hi / 2 : hi % (C / 2);
+
+		if (!inter && lo < C / 2 && hi >= C / 2) {
+			klo = lo;
+			khi = hi - C / 2 > lo ? hi - C / 2 : lo;
+		}
+		f = offer(c, PE_CAUSE_COLUMN_SCALE, res,
+			  "the frequencies of pairs %llu..%llu of %llu differ (A / B from %.6g to %.6g; %llu of %llu columns), the others agree: a frequency-scaling rule or parameter (YaRN's ramp, truncate, beta or L0; llama3's band; LongRoPE's long vs short factors; the scaling not applied)",
+			  (unsigned long long)klo, (unsigned long long)khi,
+			  (unsigned long long)(C / 2), rmin, rmax, (unsigned long long)nd,
+			  (unsigned long long)nr);
+	} else {
+		f = offer(c, PE_CAUSE_COLUMN_SCALE, res,
+			  "the frequencies of %llu of %llu columns differ (columns %llu..%llu, A / B from %.6g to %.6g), the others agree: a frequency-scaling rule or parameter (YaRN's ramp, truncate, beta or L0; llama3's band; LongRoPE's long vs short factors; the scaling not applied)",
+			  (unsigned long long)nd, (unsigned long long)nr, (unsigned long long)lo,
+			  (unsigned long long)hi, rmin, rmax);
+	}
 	if (f) {
 		pe_meta_int(&f->ev, "first_column", (int64_t)lo);
 		pe_meta_int(&f->ev, "last_column", (int64_t)hi);
