@@ -91,6 +91,11 @@ struct pe_diff_stats {
 	float *a0, *b0;			/* row 0 of A and of B */
 	struct pe_diff_near a0_in_b[PE_DIFF_NEAR];	/* rows of B nearest A's row 0 */
 	struct pe_diff_near b0_in_a[PE_DIFF_NEAR];	/* rows of A nearest B's row 0 */
+	/* private: a run of rows' sums per column (the vector kernel's) */
+	int have_first;
+	double *k_max, *k_sum, *k_sq, *k_rel, *k_ab, *k_aa, *k_bb;
+	int64_t *k_ulp, *k_dif, *k_inexact;
+	uint32_t *k_ua, *k_ub;		/* a row's bits */
 };
 
 /* rows, cols >= 1; per_row: keep a line per row too (rows of them).
