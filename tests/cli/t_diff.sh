@@ -222,6 +222,12 @@ check "safetensors sin (--tensor) = generated sin: exit 0" ok_and grep -q "^equa
 run diff "$DD/g.safetensors" rope -n 64 -d 16 --tensor rope_sin
 check "sin against cos: swapped-sin-cos" \
 	eval '[ "$status" -eq 1 ] && grep -q "^  1\. swapped-sin-cos" "$T/out"'
+# every format posenc writes against the generated table
+for f in "g.csv" "g.f32 --shape-a 64x16" "g.safetensors --tensor rope_cos"; do
+	# shellcheck disable=SC2086
+	run diff "$DD"/$f rope -n 64 -d 16
+	check "$f = generated: exit 0" ok_and grep -q "^equal: all 1024 values equal" "$T/out"
+done
 # shapes: the rows in common compared, still different
 "$POSENC" generate rope -n 32 -d 16 -o "$DD/g32.npy" 2>/dev/null
 run diff "$DD/g32.npy" "$DD/g.npy"
