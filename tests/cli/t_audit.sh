@@ -102,7 +102,7 @@ run audit rope -d 64 -n 2048 --dtype float32 -f json
 check "float32: PyTorch's pipeline, off by ulps (below 2e-4 at 2048 positions)" \
 	ok_and ab json "$T/out" 'd["steps"] == "pipeline" and 0 < d["max_abs"] < 2e-4 and d["max_ulp_f32"] > 0 and d["first_unrepresentable_position"] is None'
 run audit rope -d 64 -n 2048 --dtype float16 -o "$AU/chart.png"
-check "-o .png: a line chart with its meta" ok_and eval 'png "$AU/chart.png" text posenc:meta | grep -q "\"command\":\"audit\""'
+check "-o .png: a line chart with its meta" ok_and eval 'png "$AU/chart.png" text posenc:meta | grep -q "\"command\":\"audit\"" && ! png "$AU/chart.png" text posenc:heatmap && [ "$(png "$AU/chart.png" ink 100 60 500 300)" -gt 500 ]'
 run audit rope -d 64 -n 2048 --dtype bfloat16 --table inv-freq
 check "--table inv-freq: a line per frequency" \
 	ok_and eval '[ "$(head -1 "$T/out" | cut -d, -f1)" = frequency ] && [ "$(wc -l <"$T/out")" -eq 33 ]'

@@ -53,6 +53,7 @@ def cmd_fixtures(d):
     with open(j('want.json'), 'w') as f:
         json.dump({'max_abs': float(e.max()), 'where': [5, 3], 'differ': 2,
                    'max_ulp': int(np.abs(key(a) - key(b)).max()),
+                   'max_rel': float((e / np.abs(b.astype(np.float64))).max()),
                    'mean_abs': float(e.sum() / e.size)}, f)
     # tolerances: 3e-6 off at (2, 2); 2 ulps off at (4, 4)
     t = b.copy()
@@ -105,7 +106,7 @@ def cmd_report(path, want):
     d = json.load(open(path))
     w = json.load(open(want))
     return (d['max_abs'] == w['max_abs'] and d['where'] == w['where'] and d['differ'] == w['differ']
-            and d['max_ulp'] == w['max_ulp'] and abs(d['mean_abs'] - w['mean_abs']) <= 1e-15
+            and d['max_ulp'] == w['max_ulp'] and d['max_rel'] == w['max_rel'] and abs(d['mean_abs'] - w['mean_abs']) <= 1e-15
             and d['equal'] is False and d['first_row'] == 5 and d['first_col'] == 3
             and d['shape'] == [64, 16] and d['values'] == 1024)
 
@@ -245,6 +246,9 @@ check "-o .png (different): a 64 x 16 heatmap of the abs error" \
 	eval '[ "$status" -eq 1 ] && png "$DD/e.png" hmtest "d[\"shape\"] == [64, 16]"'
 run diff "$DD/g.npy" rope -n 64 -d 16 --precision float32 --per row -o "$DD/per.svg"
 check "--per row -o .svg: a line chart" eval '[ "$status" -eq 1 ] && grep -q "<svg" "$DD/per.svg"'
+run diff "$DD/g.npy" rope -n 64 -d 16 --precision float32 --per row -o "$DD/per.png"
+check "--per row -o .png: a line chart titled per row, no heatmap" \
+	eval '[ "$status" -eq 1 ] && png "$DD/per.png" text Title | grep -q "^diff .*g\.npy vs rope: error per row$" && ! png "$DD/per.png" text posenc:heatmap && [ "$(png "$DD/per.png" ink 100 60 500 300)" -gt 500 ]'
 
 if "$PYTHON" -c 'import numpy' 2>/dev/null; then
 dd fixtures "$DD"
@@ -264,7 +268,7 @@ check "NumPy's cos table = posenc's exact one: exit 0" ok_and grep -q "^equal" "
 
 # --- the numbers, against NumPy's ---
 run diff "$DD/a_one.npy" "$DD/b.npy" -f json
-check "json: max_abs, where, differ, max_ulp, mean_abs as NumPy computes them" \
+check "json: max_abs, max_rel, where, differ, max_ulp, mean_abs as NumPy computes them" \
 	eval '[ "$status" -eq 1 ] && dd report "$T/out" "$DD/want.json"'
 for m in abs rel ulp; do
 	run diff "$DD/a_one.npy" "$DD/b.npy" --error $m -o "$DD/e_$m.npy"
