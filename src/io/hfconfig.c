@@ -9,7 +9,7 @@
 #include <cJSON.h>
 
 #include "io/input.h"
-#include "io/read_priv.h"
+#include "io/bytes.h"
 
 #define COUNT_MAX ((double)((uint64_t)1 << 40))
 #define LIST_MAX ((size_t)1 << 22)
@@ -129,7 +129,7 @@ static int list(struct ctx *c, const cJSON *obj, const char *dict, const char *k
 
 /* ---- what each model family's config class does (transformers 5.18) ---- */
 
-enum { PE_HF_PARTIAL_IN_DEFAULT = 1, PE_HF_INTERLEAVED = 2, PE_HF_POLAR = 4 };
+enum { PE_HF_PARTIAL_IN_DEFAULT = 1, PE_HF_INTERLEAVED = 2, PE_HF_POLAR = 4, PE_HF_MSCALE_SOFTMAX = 8 };
 
 struct family {
 	const char *model_type;
@@ -385,6 +385,25 @@ static const cJSON *text_model(const cJSON *root, struct pe_hfconfig *h)
 	return t;
 }
 
+/* The softmax scale's head dim of an MLA family: qk_nope_head_dim +
+ * qk_rope_head_dim, as their config classes set qk_head_dim, else a
+ * qk_head_dim the file gives; 0 when it says neither. */
+static int qk_head_dim(struct ctx *c, const cJSON *text, struct pe_hfconfig *h)
+{
+	uint64_t nope = 0, rope = 0;
+
+	if (count(c, text, NULL, "qk_head_dim", &h->qk_head_dim) != 0 ||
+	    count(c, text, NULL, "qk_nope_head_dim", &nope) != 0 ||
+	    count(c, text, NULL, "qk_rope_head_dim", &rope) != 0)
+		return -1;
+	snprintf(h->qk_key, sizeof h->qk_key, "%sqk_head_dim", h->prefix);
+	if (nope && rope) {
+		h->qk_head_dim = nope + rope;
+		snprintf(h->qk_key, sizeof h->qk_key, "%sqk_nope_head_dim + qk_rope_head_dim", h->prefix);
+	}
+	return 0;
+}
+
 /* Any RoPE field at all, and model_type. */
 static int model(struct ctx *c, const cJSON *root, struct build *b)
 {
@@ -418,7 +437,8 @@ static int model(struct ctx *c, const cJSON *root, struct build *b)
 	h->interleaved = strcmp(h->model_type, "gptj") == 0 ||
 			 (b->fam && (b->fam->flags & PE_HF_INTERLEAVED));
 	h->polar = b->fam && (b->fam->flags & PE_HF_POLAR);
-	return 0;
+	h->mscale_softmax = b->fam && (b->fam->flags & PE_HF_MSCALE_SOFTMAX);
+	return h->mscale_softmax ? qk_head_dim(c, b->text, h) : 0;
 }
 
 /* The class's default RoPE dict, or {"rope_type": "default"}. */
@@ -774,6 +794,10 @@ static int in_words(const char *words, const char *w)
 	size_t n = strlen(w);
 	const char *p;
 
+	/* An empty key or one with a space is no word of the list (an empty
+	 * one would otherwise step past the list's terminator). */
+	if (n == 0 || strchr(w, ' '))
+		return 0;
 	for (p = words ? strstr(words, w) : NULL; p; p = strstr(p + 1, w))
 		if ((p == words || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
 			return 1;
@@ -1090,9 +1114,12 @@ static int layers(struct build *b, int nested)
 
 		h->floor_scale = 8192;
 		h->attn_scale = 0.1;
-		if (number(b->c, b->text, NULL, "floor_scale", NUM_POSITIVE, &h->floor_scale, NULL) != 0 ||
-		    number(b->c, b->text, NULL, "attn_scale", NUM_ANY, &h->attn_scale, NULL) != 0)
+		if (number(b->c, b->text, NULL, "floor_scale", NUM_POSITIVE, &h->floor_scale, &present) != 0)
 			return -1;
+		h->qgiven |= present ? PE_HF_QGIVEN_FLOOR : 0;
+		if (number(b->c, b->text, NULL, "attn_scale", NUM_ANY, &h->attn_scale, &present) != 0)
+			return -1;
+		h->qgiven |= (present ? PE_HF_QGIVEN_ATTN : 0) | (tt ? PE_HF_QGIVEN_TUNING : 0);
 		if (!tt || cJSON_IsTrue(tt) || (cJSON_IsNumber(tt) && tt->valuedouble != 0))
 			h->qscale = PE_HF_QSCALE_LLAMA4;
 	}

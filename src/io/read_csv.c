@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/read_priv.h"
+#include "io/readers.h"
 
 #define FIELD_FIRST 64	/* the field buffer's first size */
 

@@ -20,7 +20,7 @@
 
 #include "core/parse.h"
 #include "io/le.h"
-#include "io/read_priv.h"
+#include "io/readers.h"
 
 struct npy {
 	size_t data_off;

@@ -38,7 +38,7 @@
 #include <cJSON.h>
 
 #include "io/le.h"
-#include "io/read_priv.h"
+#include "io/readers.h"
 
 #define MAX_EXACT 9007199254740992.0	/* 2^53 */
 #define LIST_SHOWN 16

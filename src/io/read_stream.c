@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "io/read_priv.h"
+#include "io/read.h"
 
 int pe_table_stream_open(struct pe_table_stream *s, const char *path, size_t max_bytes,
 			 const struct pe_read_opts *o, struct pe_error *err)
@@ -15,7 +15,6 @@ int pe_table_stream_open(struct pe_table_stream *s, const char *path, size_t max
 	static const struct pe_read_opts none = { PE_IN_AUTO, NULL, 0, 0 };
 	struct pe_read_opts named;
 	struct pe_table_loc loc;
-	enum pe_in_format f;
 	int rc;
 
 	memset(s, 0, sizeof *s);
@@ -25,25 +24,8 @@ int pe_table_stream_open(struct pe_table_stream *s, const char *path, size_t max
 		return -1;
 	}
 	s->name = s->in.name;
-	if (pe_table_check(s->in.data, s->in.len, s->name, o, &f, &s->info, err) != 0 ||
-	    pe_input_intact(&s->in, err) != 0)
-		return -1;
-	switch (f) {
-	case PE_IN_NPY:
-		rc = pe_npy_locate(s->in.data, s->in.len, s->name, &loc, &s->info, err);
-		break;
-	case PE_IN_SAFETENSORS:
-		rc = pe_safetensors_locate(s->in.data, s->in.len, s->name, o->tensor, &loc, &s->info,
-					   err);
-		break;
-	case PE_IN_RAW:
-		rc = pe_raw_locate(s->in.len, s->name, o->rows, o->cols, &loc, &s->info, err);
-		break;
-	default:
-		rc = 1;		/* csv */
-		break;
-	}
-	if (rc < 0)
+	rc = pe_table_locate(s->in.data, s->in.len, s->name, o, &loc, &s->info, err);
+	if (rc < 0 || pe_input_intact(&s->in, err) != 0)
 		return -1;
 	if (rc > 0 || loc.fortran) {
 		/* rows that are not runs of bytes: the parser's matrix */

@@ -1,10 +1,10 @@
 /* fuzz_table - pe_table_parse with PE_IN_AUTO: the sniffing, then whichever
- * reader it picks, on the whole input.  And the stream bound (read_priv.h's
+ * reader it picks, on the whole input.  And the stream bound (readers.h's
  * extents, what a pipe is read up to): a file that parses is exactly as
  * long as its safetensors header says, at least as long as its npy header
  * says, and a prefix that holds the header gives the same length. */
 #include "fuzz.h"
-#include "io/read_priv.h"
+#include "io/read.h"
 
 static void check_extent(int (*extent)(const unsigned char *, size_t, uint64_t *),
 			 const uint8_t *data, size_t size, int parsed, int exact)

@@ -149,6 +149,38 @@ static void test_default(void **state)
 	pe_hfconfig_free(&c);
 }
 
+/* DeepSeek's softmax scale reads qk_nope_head_dim + qk_rope_head_dim (192
+ * for V3); Llama's attention has no such scale; which queries Llama 4's
+ * temperature tuning keys the file gives */
+static void test_mla_and_query_keys(void **state)
+{
+	static const char ds[] =
+		"{\"model_type\": \"deepseek_v3\", \"qk_nope_head_dim\": 128, \"qk_rope_head_dim\": 64,"
+		" \"qk_head_dim\": 7, \"rope_theta\": 10000}";
+	static const char llama[] = "{\"model_type\": \"llama\", \"rope_theta\": 10000, \"head_dim\": 64}";
+	static const char l4[] =
+		"{\"model_type\": \"llama4_text\", \"head_dim\": 64, \"floor_scale\": 4096,"
+		" \"num_hidden_layers\": 4}";
+	struct pe_hfconfig c;
+	struct pe_error err = { PE_OK, "" };
+
+	(void)state;
+	assert_int_equal(pe_hfconfig_parse(ds, strlen(ds), "x.json", &c, &err), 0);
+	assert_true(c.mscale_softmax);
+	assert_int_equal(c.qk_head_dim, 192);
+	assert_string_equal(c.qk_key, "qk_nope_head_dim + qk_rope_head_dim");
+	pe_hfconfig_free(&c);
+	assert_int_equal(pe_hfconfig_parse(llama, strlen(llama), "x.json", &c, &err), 0);
+	assert_false(c.mscale_softmax);
+	assert_int_equal(c.qk_head_dim, 0);
+	pe_hfconfig_free(&c);
+	assert_int_equal(pe_hfconfig_parse(l4, strlen(l4), "x.json", &c, &err), 0);
+	assert_int_equal(c.qscale, PE_HF_QSCALE_LLAMA4);
+	assert_int_equal(c.qgiven, PE_HF_QGIVEN_FLOOR);
+	assert_true(c.floor_scale == 4096 && c.attn_scale == 0.1);
+	pe_hfconfig_free(&c);
+}
+
 static void test_linear_legacy_type(void **state)
 {
 	struct pe_hfconfig c;
@@ -417,6 +449,7 @@ int main(void)
 		cmocka_unit_test(test_bad_values),
 		cmocka_unit_test(test_too_large),
 		cmocka_unit_test(test_keys),
+		cmocka_unit_test(test_mla_and_query_keys),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -20,9 +20,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "core/dtype.h"
 #include "io/input.h"
 #include "io/le.h"
-#include "io/read_priv.h"
+#include "io/read.h"
 #include "testutil.h"
 
 /* ---- helpers ------------------------------------------------------- */
@@ -555,7 +556,7 @@ static void test_half_all_values(void **state)
 	(void)state;
 	for (h = 0; h < 65536; h++) {
 		unsigned s = h >> 15, e = (h >> 10) & 31, mant = h & 1023;
-		float got = pe_half_to_float((uint16_t)h), want;
+		float got = pe_from_f16((uint16_t)h), want;
 
 		if (e == 31) {
 			if (mant == 0) {
@@ -575,10 +576,10 @@ static void test_half_all_values(void **state)
 			fail_msg("half 0x%04x: got %a, want %a", (unsigned)h, (double)got,
 				 (double)want);
 	}
-	assert_true(pe_half_to_float(0x7bff) == 65504.0f);
-	assert_true(pe_half_to_float(0x0001) == 0x1p-24f);
-	assert_true(pe_half_to_float(0x0400) == 0x1p-14f);
-	assert_true(pe_half_to_float(0x3555) == 0x1.554p-2f);
+	assert_true(pe_from_f16(0x7bff) == 65504.0f);
+	assert_true(pe_from_f16(0x0001) == 0x1p-24f);
+	assert_true(pe_from_f16(0x0400) == 0x1p-14f);
+	assert_true(pe_from_f16(0x3555) == 0x1.554p-2f);
 }
 
 static void test_bf16_and_f64(void **state)
@@ -598,12 +599,12 @@ static void test_bf16_and_f64(void **state)
 	int i;
 
 	(void)state;
-	assert_true(pe_bf16_to_float(0x3f80) == 1.0f);
-	assert_true(pe_bf16_to_float(0x4049) == 3.140625f);
-	assert_true(pe_bf16_to_float(0xc000) == -2.0f);
-	assert_true(pe_bf16_to_float(0x0001) == 0x1p-133f);
-	assert_true(isinf(pe_bf16_to_float(0x7f80)));
-	assert_true(isnan(pe_bf16_to_float(0x7fc0)));
+	assert_true(pe_from_bf16(0x3f80) == 1.0f);
+	assert_true(pe_from_bf16(0x4049) == 3.140625f);
+	assert_true(pe_from_bf16(0xc000) == -2.0f);
+	assert_true(pe_from_bf16(0x0001) == 0x1p-133f);
+	assert_true(isinf(pe_from_bf16(0x7f80)));
+	assert_true(isnan(pe_from_bf16(0x7fc0)));
 
 	for (i = 0; i < 8; i++)
 		pe_put_u64le(b + 8 * i, d[i]);
