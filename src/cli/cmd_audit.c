@@ -18,6 +18,7 @@
 #include "cli/msg.h"
 #include "cli/param.h"
 #include "core/audit.h"
+#include "core/diff.h"
 #include "core/dtype.h"
 #include "core/pipeline.h"
 #include "core/rope.h"
@@ -411,7 +412,7 @@ static int write_json(FILE *fp, void *ctx, struct pe_error *err)
 
 static int write_chart(struct job *j, struct pe_error *err)
 {
-	uint64_t n = j->rows < CHART_POINTS ? j->rows : CHART_POINTS, k, r;
+	uint64_t n = j->rows < CHART_POINTS ? j->rows : CHART_POINTS;
 	double *x = malloc((size_t)n * 3 * sizeof *x), *mx, *mean, tx[2], ty[2];
 	struct pe_series s[3];
 	struct pe_chart c;
@@ -424,18 +425,8 @@ static int write_chart(struct job *j, struct pe_error *err)
 	mean = mx + n;
 	/* at most CHART_POINTS points: each the largest (and the mean) of its
 	 * run of positions */
-	for (k = 0; k < n; k++) {
-		uint64_t a = k * j->rows / n, b = (k + 1) * j->rows / n;
-
-		x[k] = (double)(j->origin + (int64_t)a);
-		mx[k] = 0;
-		mean[k] = 0;
-		for (r = a; r < b; r++) {
-			mx[k] = fmax(mx[k], j->row[r].max_abs);
-			mean[k] += j->row[r].sum_abs / (double)j->cols;
-		}
-		mean[k] /= (double)(b - a);
-	}
+	pe_diff_curve(&j->row[0].max_abs, &j->row[0].sum_abs, sizeof j->row[0], j->rows, j->cols,
+		      n, (double)j->origin, x, mx, mean);
 	tx[0] = x[0];
 	tx[1] = (double)(j->origin + (int64_t)j->rows - 1);
 	ty[0] = ty[1] = j->threshold;

@@ -518,7 +518,7 @@ static int lines_text(FILE *fp, void *ctx, struct pe_error *err)
 static int write_per_chart(struct job *j, struct pe_error *err)
 {
 	int rows = j->o.per == 0;
-	uint64_t all = rows ? j->rows : j->cols, len = rows ? j->cols : j->rows, k, r;
+	uint64_t all = rows ? j->rows : j->cols, len = rows ? j->cols : j->rows;
 	uint64_t n = all < CHART_POINTS ? all : CHART_POINTS;
 	const struct pe_diff_line *l = rows ? j->st.row : j->st.col;
 	double *x = malloc((size_t)n * 3 * sizeof *x), *mx, *mean;
@@ -532,17 +532,8 @@ static int write_per_chart(struct job *j, struct pe_error *err)
 	mx = x + n;
 	mean = mx + n;
 	/* at most CHART_POINTS points: each the largest (and the mean) of its run */
-	for (k = 0; k < n; k++) {
-		uint64_t a = k * all / n, b = (k + 1) * all / n;
-
-		x[k] = (double)a + (double)(rows && j->kind ? j->gen.row_origin : 0);
-		mx[k] = mean[k] = 0;
-		for (r = a; r < b; r++) {
-			mx[k] = fmax(mx[k], l[r].max_abs);
-			mean[k] += l[r].sum_abs / (double)len;
-		}
-		mean[k] /= (double)(b - a);
-	}
+	pe_diff_curve(&l[0].max_abs, &l[0].sum_abs, sizeof l[0], all, len, n,
+		      (double)(rows && j->kind ? j->gen.row_origin : 0), x, mx, mean);
 	memset(s, 0, sizeof s);
 	s[0].name = "max |a - b|";
 	s[0].x = x;

@@ -233,7 +233,7 @@ static size_t known_factors(struct named *out, size_t cap)
 	size_t n = 0, i, k;
 
 	for (i = 0; i < sizeof fs / sizeof fs[0] && n + 2 < cap; i++) {
-		double g = 0.1 * log(fs[i]) + 1;
+		double g = pe_rope_yarn_mscale(fs[i], 1);
 
 		out[n].v = g;
 		snprintf(out[n++].what, sizeof out[0].what,
@@ -742,13 +742,29 @@ static void fit_uv(const struct ctx *c, const float *t, uint64_t j, double w, do
 	}
 }
 
+/* pred scaled by S, the least-squares amplitude fitted to A; returns S */
+static double fit_amplitude(struct ctx *c)
+{
+	size_t i, nv = c->n * (size_t)c->C;
+	double ab = 0, bb = 0, S;
+
+	for (i = 0; i < nv; i++)
+		if (finite2(c->a[i], c->pred[i])) {
+			ab += (double)c->a[i] * (double)c->pred[i];
+			bb += (double)c->pred[i] * (double)c->pred[i];
+		}
+	S = bb > 0 ? ab / bb : 1;
+	for (i = 0; i < nv; i++)
+		c->pred[i] = (float)(S * (double)c->pred[i]);
+	return S;
+}
+
 /* pred = S (B's amplitudes and phases at frequencies w), S fitted to A;
  * returns the residual */
 static double predict_freq(struct ctx *c, const double *w)
 {
 	uint64_t C = c->C, j;
-	size_t i, nv = c->n * (size_t)C;
-	double ab = 0, bb = 0, S;
+	size_t i;
 
 	for (j = 0; j < C; j++) {
 		double u, v;
@@ -765,14 +781,7 @@ static double predict_freq(struct ctx *c, const double *w)
 			c->pred[i * C + j] = (float)(u * cos(w[j] * p) + v * sin(w[j] * p));
 		}
 	}
-	for (i = 0; i < nv; i++)
-		if (finite2(c->a[i], c->pred[i])) {
-			ab += (double)c->a[i] * (double)c->pred[i];
-			bb += (double)c->pred[i] * (double)c->pred[i];
-		}
-	S = bb > 0 ? ab / bb : 1;
-	for (i = 0; i < nv; i++)
-		c->pred[i] = (float)(S * (double)c->pred[i]);
+	fit_amplitude(c);
 	return residual(c, c->pred, 0);
 }
 
@@ -1466,22 +1475,14 @@ static int test_model(struct ctx *c)
 	}
 	/* a doubled angle: twice the frequencies (B unscaled: linear 1/2) */
 	if (p0->scaling == PE_ROPE_NONE && (table == PE_ROPE_COS || table == PE_ROPE_SIN)) {
-		size_t i, nv = c->n * (size_t)c->C;
-		double ab = 0, bb = 0, S;
+		double S;
 
 		p = *p0;
 		p.scaling = PE_ROPE_LINEAR;
 		p.factor = 0.5;
 		if (rope_variant(c, &p, table) < 0)
 			return -1;
-		for (i = 0; i < nv; i++)
-			if (finite2(c->a[i], c->pred[i])) {
-				ab += (double)c->a[i] * (double)c->pred[i];
-				bb += (double)c->pred[i] * (double)c->pred[i];
-			}
-		S = bb > 0 ? ab / bb : 1;
-		for (i = 0; i < nv; i++)
-			c->pred[i] = (float)(S * (double)c->pred[i]);
+		S = fit_amplitude(c);
 		f = offer(c, PE_CAUSE_DOUBLE_ROTATION, residual(c, c->pred, 0),
 			  "A is B with every angle doubled (the rotation applied twice), amplitude x %.6g",
 			  S);

@@ -443,3 +443,25 @@ void pe_diff_metric(enum pe_diff_metric m, const float *a, const float *b, size_
 		}
 	}
 }
+
+void pe_diff_curve(const double *max_abs, const double *sum_abs, size_t stride, uint64_t all,
+		   uint64_t len, uint64_t n, double origin, double *x, double *mx, double *mean)
+{
+	const char *pm = (const char *)max_abs, *ps = (const char *)sum_abs;
+	uint64_t k, r;
+
+	for (k = 0; k < n; k++) {
+		uint64_t a = k * all / n, b = (k + 1) * all / n;
+		double m = 0, sum = 0, v;
+
+		for (r = a; r < b; r++) {
+			memcpy(&v, pm + (size_t)r * stride, sizeof v);
+			m = fmax(m, v);
+			memcpy(&v, ps + (size_t)r * stride, sizeof v);
+			sum += v / (double)len;
+		}
+		x[k] = origin + (double)a;
+		mx[k] = m;
+		mean[k] = sum / (double)(b - a);
+	}
+}

@@ -117,4 +117,13 @@ enum pe_diff_metric { PE_DIFF_ABS, PE_DIFF_REL, PE_DIFF_ULP };
  * to 2^24, rounded beyond; inf for PE_ULP_INF). */
 void pe_diff_metric(enum pe_diff_metric m, const float *a, const float *b, size_t n, float *out);
 
+/* An error curve of `all` lines (rows or columns, each over len values)
+ * drawn with n <= all points: point k stands for lines [k all/n, (k+1)
+ * all/n), at x = origin + its first line, with their largest max_abs in
+ * mx[k] and their mean of sum_abs / len in mean[k].  max_abs and sum_abs
+ * are the first line's fields, the next line's stride bytes further on
+ * (struct pe_diff_line, struct pe_audit_row). */
+void pe_diff_curve(const double *max_abs, const double *sum_abs, size_t stride, uint64_t all,
+		   uint64_t len, uint64_t n, double origin, double *x, double *mx, double *mean);
+
 #endif

@@ -13,53 +13,46 @@
 #include "io/fmt.h"
 #include "io/metajson.h"
 #include "io/output.h"
+#include "io/strbuf.h"
 
-struct buf {
-	char *s;
-	size_t n, cap;
-	int oom;
-};
-
-static void put(struct buf *b, const char *fmt, ...)
+/* printf onto the report (io/strbuf: out of memory is found once, at the
+ * end) */
+static void put(struct pe_strbuf *b, const char *fmt, ...)
 #if defined(__GNUC__)
 	__attribute__((format(printf, 2, 3)))
 #endif
 	;
 
-static void put(struct buf *b, const char *fmt, ...)
+static void put(struct pe_strbuf *b, const char *fmt, ...)
 {
+	char line[512], *big;
 	va_list ap;
 	int w;
 
-	for (;;) {
-		if (b->oom)
-			return;
-		va_start(ap, fmt);
-		w = vsnprintf(b->s ? b->s + b->n : NULL, b->s ? b->cap - b->n : 0, fmt, ap);
-		va_end(ap);
-		if (w < 0) {
-			b->oom = 1;
-			return;
-		}
-		if (b->s && (size_t)w < b->cap - b->n) {
-			b->n += (size_t)w;
-			return;
-		}
-		{
-			size_t cap = (b->cap ? b->cap * 2 : 4096) + (size_t)w;
-			char *s = realloc(b->s, cap);
-
-			if (!s) {
-				b->oom = 1;
-				return;
-			}
-			b->s = s;
-			b->cap = cap;
-		}
+	va_start(ap, fmt);
+	w = vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	if (w < 0) {
+		b->oom = 1;
+		return;
 	}
+	if ((size_t)w < sizeof line) {
+		pe_sb_put(b, line, (size_t)w);
+		return;
+	}
+	big = malloc((size_t)w + 1);
+	if (!big) {
+		b->oom = 1;
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(big, (size_t)w + 1, fmt, ap);
+	va_end(ap);
+	pe_sb_put(b, big, (size_t)w);
+	free(big);
 }
 
-static int flush(FILE *fp, struct buf *b, struct pe_error *err)
+static int flush(FILE *fp, struct pe_strbuf *b, struct pe_error *err)
 {
 	int rc;
 
@@ -67,7 +60,7 @@ static int flush(FILE *fp, struct buf *b, struct pe_error *err)
 		free(b->s);
 		return pe_fail(err, PE_ERR_NOMEM, "out of memory for the report");
 	}
-	rc = pe_write(fp, b->s ? b->s : "", b->n, err);
+	rc = pe_write(fp, b->s ? b->s : "", b->len, err);
 	free(b->s);
 	return rc;
 }
@@ -125,7 +118,7 @@ static const char *tol_text(const struct pe_diff_tol *t, char *buf, size_t n)
 	return buf;
 }
 
-static void text_diag(struct buf *b, const struct pe_diag *d)
+static void text_diag(struct pe_strbuf *b, const struct pe_diag *d)
 {
 	char r[PE_FMT_BUF];
 	size_t k;
@@ -150,7 +143,7 @@ static void text_diag(struct buf *b, const struct pe_diag *d)
 int pe_diff_write_text(FILE *fp, const struct pe_diff_report *r, struct pe_error *err)
 {
 	const struct pe_diff_stats *s = r->st;
-	struct buf b = { NULL, 0, 0, 0 };
+	struct pe_strbuf b = PE_STRBUF_INIT;
 	char x[PE_FMT_BUF], y[PE_FMT_BUF], t[200];
 
 	put(&b, "A: %s (%s, %llu x %llu)\n", r->a.label, r->a.what, (unsigned long long)r->a.rows,
@@ -210,7 +203,7 @@ int pe_diff_write_text(FILE *fp, const struct pe_diff_report *r, struct pe_error
 	return flush(fp, &b, err);
 }
 
-static void json_str(struct buf *b, const char *s)
+static void json_str(struct pe_strbuf *b, const char *s)
 {
 	char *q = pe_json_quote(s);
 
@@ -222,7 +215,7 @@ static void json_str(struct buf *b, const char *s)
 	free(q);
 }
 
-static void json_side(struct buf *b, const char *key, const struct pe_diff_side *d)
+static void json_side(struct pe_strbuf *b, const char *key, const struct pe_diff_side *d)
 {
 	put(b, "\"%s\":{\"label\":", key);
 	json_str(b, d->label);
@@ -231,7 +224,7 @@ static void json_side(struct buf *b, const char *key, const struct pe_diff_side 
 	put(b, ",\"shape\":[%llu,%llu]},", (unsigned long long)d->rows, (unsigned long long)d->cols);
 }
 
-static void json_finding(struct buf *b, const struct pe_diag_finding *f)
+static void json_finding(struct pe_strbuf *b, const struct pe_diag_finding *f)
 {
 	char x[PE_FMT_BUF];
 	char *ev = pe_meta_json(&f->ev);
@@ -249,7 +242,7 @@ static void json_finding(struct buf *b, const struct pe_diag_finding *f)
 	free(ev);
 }
 
-static void json_where(struct buf *b, const char *key, const struct pe_diff_max *m)
+static void json_where(struct pe_strbuf *b, const char *key, const struct pe_diff_max *m)
 {
 	if (m->v > 0)
 		put(b, ",\"%s\":[%llu,%llu]", key, (unsigned long long)m->row,
@@ -263,7 +256,7 @@ int pe_diff_write_json(FILE *fp, const struct pe_diff_report *r, const struct pe
 {
 	const struct pe_diff_stats *s = r->st;
 	const struct pe_diag *d = r->diag;
-	struct buf b = { NULL, 0, 0, 0 };
+	struct pe_strbuf b = PE_STRBUF_INIT;
 	char x[PE_FMT_BUF], y[PE_FMT_BUF];
 	char *mj = meta ? pe_meta_json(meta) : NULL;
 	size_t k;
