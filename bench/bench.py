@@ -18,6 +18,8 @@ Every bench/case_*.py module defines CASES, a list of dicts:
   peak_goal optional: the same for the ratio of peak memory
   peak_base optional: the name of the case whose reference's peak the
            peak goal is measured against (default: this case's own)
+  exit_ok  optional: posenc's exit statuses that are success (default
+           (0,); diff's 1 means "different", not a failure)
 
 Peers: a reference script runs under every interpreter given with --python;
 by default the one running this script (make bench: Debian's python3 and
@@ -59,7 +61,7 @@ class Failed(Exception):
     pass
 
 
-def run(argv, tmp, out=None):
+def run(argv, tmp, out=None, ok=(0,)):
     """Wall time (s), user and system CPU (s) and peak RSS (MiB) of one run;
     out, the file it writes, is removed first.
 
@@ -78,7 +80,7 @@ def run(argv, tmp, out=None):
     err = proc.stderr.read().decode(errors="replace")
     proc.stderr.close()
     code = os.waitstatus_to_exitcode(status)
-    if code != 0:
+    if code not in ok:
         raise Failed(f"command failed ({code}): {' '.join(argv)}\n{err}")
     if timed is argv:
         return elapsed, usage.ru_utime, usage.ru_stime, usage.ru_maxrss / 1024.0
@@ -189,7 +191,7 @@ def main():
             pm = []
             try:
                 for _ in range(runs):
-                    pm.append(run(pargv, tmp, pout))
+                    pm.append(run(pargv, tmp, pout, case.get("exit_ok", (0,))))
                     for _, rargv, rout, rm in refs:
                         rm.append(run(rargv, tmp, rout))
             except Failed as e:

@@ -156,8 +156,8 @@ static void bash_command(FILE *fp, const struct pe_command *cmd)
 	o.cmd = cmd;
 	each_option(&o, bash_word);
 	fprintf(fp, "\t%s)\n\t\topts='%s'\n", cmd->name, o.words.s);
-	fprintf(fp, "\t\toperands=%s\n", cmd->uses & PE_CMD_KINDS ? "kinds"
-					  : cmd->uses & PE_CMD_FILES ? "files" : "none");
+	fprintf(fp, "\t\toperands=%s\n", cmd->uses & PE_CMD_FILES ? "files"
+					  : cmd->uses & PE_CMD_KINDS ? "kinds" : "none");
 	fprintf(fp, "\t\tcase $prev in\n");
 	each_option(&o, bash_value);
 	fprintf(fp, "\t\tesac ;;\n");

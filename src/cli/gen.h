@@ -105,6 +105,13 @@ int pe_gen_build(struct pe_gen *g, struct pe_error *err);
 
 void pe_gen_free(struct pe_gen *g);
 
+/* The parameters of the rope table g built (its first layer type's), for
+ * the commands that reason about them (diff, audit), and in *max_positions
+ * (may be NULL) the config's max_position_embeddings or 0; NULL when g is
+ * another kind or not built. */
+struct pe_rope;
+const struct pe_rope *pe_gen_rope(const struct pe_gen *g, uint64_t *max_positions);
+
 /* --precision's names (exact, float32), for the commands that take it. */
 extern const char *const pe_gen_precisions[];
 

@@ -598,6 +598,19 @@ static int explain(struct pe_gen *g, struct pe_explain *x, struct pe_error *err)
 	return pe_explain_rope(x, &in, err);
 }
 
+extern const struct pe_gen_kind pe_kind_rope;
+
+const struct pe_rope *pe_gen_rope(const struct pe_gen *g, uint64_t *max_positions)
+{
+	const struct rope_state *st = g->state;
+
+	if (g->kind != &pe_kind_rope || !st || st->n == 0)
+		return NULL;
+	if (max_positions)
+		*max_positions = st->cfg.max_positions;
+	return &st->rope[0];
+}
+
 const struct pe_gen_kind pe_kind_rope = {
 	"rope", "rotary cos/sin tables, inv_freq, every Hugging Face scaling",
 	rows, sizeof(struct rope_opts), build, float32, explain

@@ -31,7 +31,8 @@ static void usage(FILE *fp)
 		fprintf(fp, "  %-12s %s\n", cmd->name, pe_command_summary(cmd));
 	fputs("\n"
 	      "'posenc COMMAND --help' shows a command's options; man posenc-COMMAND has\n"
-	      "the details.  Exit status: 0 success, 1 runtime or data error, 2 usage error.\n",
+	      "the details.  Exit status: 0 success, 1 runtime or data error, 2 usage error\n"
+	      "(diff, as cmp: 0 equal, 1 different, 2 trouble).\n",
 	      fp);
 }
 

@@ -28,34 +28,60 @@ void pe_tablein_prefix(struct pe_error *err, const char *path)
 	pe_fail(err, err->code, "%s: %s", pe_tablein_name(path), err->msg);
 }
 
+static void header_warning(const struct pe_tablein *t, const struct pe_table_info *info)
+{
+	if (info->header_line && !t->header_names)
+		pe_msg_warn("%s: line %llu ('%s') is taken as a header, not data: none of it is a number",
+			    pe_tablein_name(t->path), (unsigned long long)info->header_line,
+			    info->header);
+}
+
+/* the read options t's --tensor and --shape ask for */
+static int read_opts(const struct pe_tablein *t, struct pe_read_opts *o, struct pe_error *err)
+{
+	const char *opt = t->shape_opt ? t->shape_opt : "shape";
+
+	memset(o, 0, sizeof *o);
+	o->tensor = t->tensor;
+	if (t->shape) {
+		if (o->tensor)
+			return pe_fail(err, PE_ERR_USAGE, "--%s (raw input) and --tensor (safetensors) contradict each other",
+				       opt);
+		if (pe_parse_dims2(t->shape, (uint64_t)1 << 40, &o->rows, &o->cols) != 0 ||
+		    o->cols > PE_MAX_COLS)
+			return pe_fail(err, PE_ERR_USAGE, "--%s must be RxC with positive R and C (C at most %llu), got '%s'",
+				       opt, (unsigned long long)PE_MAX_COLS, t->shape);
+		o->format = PE_IN_RAW;
+	}
+	return 0;
+}
+
+int pe_tablein_open(const struct pe_tablein *t, struct pe_table_stream *s, struct pe_error *err)
+{
+	struct pe_read_opts o;
+
+	memset(s, 0, sizeof *s);
+	if (read_opts(t, &o, err) != 0 ||
+	    pe_table_stream_open(s, t->path, PE_TABLE_MAX_BYTES, &o, err) != 0)
+		return -1;
+	header_warning(t, &s->info);
+	return 0;
+}
+
 int pe_tablein_read(const struct pe_tablein *t, struct pe_meta *meta, enum pe_tablein_role role,
 		    struct pe_matrix *out, struct pe_error *err)
 {
 	const char *const *k = keys[role];
-	const char *opt = t->shape_opt ? t->shape_opt : "shape";
 	struct pe_read_opts o;
 	struct pe_table_info info;
 	double dims[PE_READ_MAX_NDIM];
 	int i;
 
-	memset(&o, 0, sizeof o);
-	o.tensor = t->tensor;
-	if (t->shape) {
-		if (o.tensor)
-			return pe_fail(err, PE_ERR_USAGE, "--%s (raw input) and --tensor (safetensors) contradict each other",
-				       opt);
-		if (pe_parse_dims2(t->shape, (uint64_t)1 << 40, &o.rows, &o.cols) != 0 ||
-		    o.cols > PE_MAX_COLS)
-			return pe_fail(err, PE_ERR_USAGE, "--%s must be RxC with positive R and C (C at most %llu), got '%s'",
-				       opt, (unsigned long long)PE_MAX_COLS, t->shape);
-		o.format = PE_IN_RAW;
-	}
+	if (read_opts(t, &o, err) != 0)
+		return -1;
 	if (pe_read_table(t->path, PE_TABLE_MAX_BYTES, &o, out, &info, err) != 0)
 		return -1;
-	if (info.header_line && !t->header_names)
-		pe_msg_warn("%s: line %llu ('%s') is taken as a header, not data: none of it is a number",
-			    pe_tablein_name(t->path), (unsigned long long)info.header_line,
-			    info.header);
+	header_warning(t, &info);
 	if (!meta)
 		return 0;
 	pe_meta_str(meta, k[0], pe_tablein_name(t->path));

@@ -39,6 +39,12 @@ enum pe_tablein_role { PE_TABLEIN_INPUT, PE_TABLEIN_BIAS, PE_TABLEIN_REL_H, PE_T
 int pe_tablein_read(const struct pe_tablein *t, struct pe_meta *meta, enum pe_tablein_role role,
 		    struct pe_matrix *out, struct pe_error *err);
 
+/* The same table opened to be read a block of rows at a time
+ * (io/read.h's pe_table_stream; close it in every case): for commands that
+ * must not hold a large table whole (diff).  The same errors. */
+struct pe_table_stream;
+int pe_tablein_open(const struct pe_tablein *t, struct pe_table_stream *s, struct pe_error *err);
+
 /* Print the tensors of the npy or safetensors file at path to fp, one
  * line each: name, dtype, [shape], tab-separated.  Returns 0 or -1. */
 int pe_tablein_list(const char *path, FILE *fp, struct pe_error *err);

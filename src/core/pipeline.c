@@ -502,6 +502,19 @@ out:
 	return rc;
 }
 
+/* pe_tensor_fill_rows: a tensor whose row 0 is row r0 of another */
+struct window {
+	const struct pe_tensor *t;
+	uint64_t r0;
+};
+
+static int window_fill(const void *ctx, uint64_t r0, size_t n, void *out, struct pe_error *err)
+{
+	const struct window *w = ctx;
+
+	return w->t->fill(w->t->ctx, w->r0 + r0, n, out, err);
+}
+
 /* pe_tensor_materialize: a sink that copies rows into memory. */
 struct copy_sink {
 	struct pe_sink base;
@@ -568,4 +581,26 @@ int pe_tensor_materialize(const struct pe_tensor *t, void *dst, const struct pe_
 	c.dst = dst;
 	c.row_bytes = 0;
 	return pe_pump(t, 1, NULL, NULL, &c.base, &quiet, err);
+}
+
+int pe_tensor_fill_rows(const struct pe_tensor *t, uint64_t r0, size_t n, void *dst,
+			const struct pe_pump_opts *opts, struct pe_error *err)
+{
+	struct window w = { t, r0 };
+	struct pe_tensor v = *t;
+
+	if (r0 > t->rows || n > t->rows - r0)
+		return pe_fail(err, PE_ERR_PARAM, "rows %llu..%llu of a tensor of %llu",
+			       (unsigned long long)r0, (unsigned long long)(r0 + n),
+			       (unsigned long long)t->rows);
+	if (n == 0)
+		return 0;
+	if (!t->parallel || !opts || opts->threads <= 1 || n < 2)
+		return t->fill(t->ctx, r0, n, dst, err);
+	v.fill = window_fill;
+	v.ctx = &w;
+	v.ndim = 2;
+	v.shape[0] = v.rows = n;
+	v.shape[1] = v.cols = t->cols;
+	return pe_tensor_materialize(&v, dst, opts, err);
 }

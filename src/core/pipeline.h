@@ -101,6 +101,13 @@ int pe_pump(const struct pe_tensor *t, size_t nt, const struct pe_rowsel *sel,
 int pe_tensor_materialize(const struct pe_tensor *t, void *dst, const struct pe_pump_opts *opts,
 			  struct pe_error *err);
 
+/* Rows [r0, r0 + n) of t (r0 + n <= rows) into dst, with the pump's
+ * workers when t is parallel: a window of t materialized.  r0 must be a
+ * multiple of t's block_rows and slice_grain when it has them.  Returns 0
+ * or -1. */
+int pe_tensor_fill_rows(const struct pe_tensor *t, uint64_t r0, size_t n, void *dst,
+			const struct pe_pump_opts *opts, struct pe_error *err);
+
 /* Online CPUs, 1..PE_MAX_THREADS: the callers' default thread count. */
 int pe_cpu_count(void);
 

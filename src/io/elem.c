@@ -40,6 +40,11 @@ size_t pe_elems_to_float(float *dst, size_t stride, const unsigned char *src, si
 			dst[i * stride] = pe_from_bf16(big ? pe_get_u16be(src) : pe_get_u16le(src));
 		break;
 	case PE_ELEM_F32:
+		if (stride == 1 && big == pe_host_big_endian()) {
+			/* the host's own order: the bytes are the floats */
+			memcpy(dst, src, n * 4);
+			break;
+		}
 		for (i = 0; i < n; i++, src += 4) {
 			u32 = big ? pe_get_u32be(src) : pe_get_u32le(src);
 			memcpy(&dst[i * stride], &u32, 4);

@@ -29,7 +29,7 @@
  * goes to the action that was in place before (re-raised, or the fault
  * repeated).
  */
-#define _DEFAULT_SOURCE	/* MAP_ANONYMOUS */
+#define _DEFAULT_SOURCE	/* MAP_ANONYMOUS; madvise (posix_madvise's DONTNEED does nothing on Linux) */
 #include "io/input.h"
 
 #include <errno.h>
@@ -439,4 +439,21 @@ void pe_input_close(struct pe_input *in)
 	memset(in, 0, sizeof *in);
 	in->data = empty_input;
 	in->name = "";
+}
+
+void pe_input_release(const struct pe_input *in, size_t off, size_t len)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+	uintptr_t a, b;
+
+	if (!in->map || ps <= 0 || off >= in->map_len)
+		return;
+	if (len > in->map_len - off)
+		len = in->map_len - off;
+	a = (uintptr_t)in->map + off;
+	b = a + len;
+	a = (a + (uintptr_t)ps - 1) / (uintptr_t)ps * (uintptr_t)ps;
+	b = b / (uintptr_t)ps * (uintptr_t)ps;
+	if (b > a)
+		(void)madvise((void *)a, (size_t)(b - a), MADV_DONTNEED);
 }

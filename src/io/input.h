@@ -99,6 +99,13 @@ int pe_input_intact(const struct pe_input *in, struct pe_error *err);
 
 void pe_input_close(struct pe_input *in);
 
+/* The bytes [off, off + len) of a mapped file will not be read again soon:
+ * the whole pages among them leave this process's memory (the page cache
+ * keeps them; reading them again maps them back, and meanwhile reads of
+ * them from another thread do the same).  Nothing for a buffer read into
+ * memory. */
+void pe_input_release(const struct pe_input *in, size_t off, size_t len);
+
 /* Was the regular file (dev, ino) opened as an input by this process
  * (since the last pe_input_forget)? */
 int pe_input_seen(dev_t dev, ino_t ino);

@@ -1,8 +1,8 @@
 /*
  * The dispatcher over the readers: one row per input format (its name, the
  * file extensions that name it, how its first bytes are recognised, its
- * parser, its tensor listing, its extent on a stream), and the file and
- * stream wrappers.  A new format is its read_<format>.c and one row here.
+ * parser, where its rows lie, its tensor listing, its extent on a stream),
+ * and the file and stream wrappers.  A new format is its read_<format>.c and one row here.
  */
 #include "io/read.h"
 
@@ -69,6 +69,29 @@ static int parse_raw(const unsigned char *buf, size_t len, const char *name,
 	return pe_raw_parse(buf, len, name, o->rows, o->cols, out, info, err);
 }
 
+static int locate_npy(const unsigned char *buf, size_t len, const char *name,
+		      const struct pe_read_opts *o, struct pe_table_loc *loc,
+		      struct pe_table_info *info, struct pe_error *err)
+{
+	(void)o;
+	return pe_npy_locate(buf, len, name, loc, info, err);
+}
+
+static int locate_safetensors(const unsigned char *buf, size_t len, const char *name,
+			      const struct pe_read_opts *o, struct pe_table_loc *loc,
+			      struct pe_table_info *info, struct pe_error *err)
+{
+	return pe_safetensors_locate(buf, len, name, o->tensor, loc, info, err);
+}
+
+static int locate_raw(const unsigned char *buf, size_t len, const char *name,
+		      const struct pe_read_opts *o, struct pe_table_loc *loc,
+		      struct pe_table_info *info, struct pe_error *err)
+{
+	(void)buf;
+	return pe_raw_locate(len, name, o->rows, o->cols, loc, info, err);
+}
+
 static const struct reader {
 	enum pe_in_format format;
 	const char *name;
@@ -77,6 +100,10 @@ static const struct reader {
 	int (*parse)(const unsigned char *buf, size_t len, const char *name,
 		     const struct pe_read_opts *o, struct pe_matrix *out,
 		     struct pe_table_info *info, struct pe_error *err);
+	/* where the rows lie, for pe_table_locate; NULL: text, parsed whole */
+	int (*locate)(const unsigned char *buf, size_t len, const char *name,
+		      const struct pe_read_opts *o, struct pe_table_loc *loc,
+		      struct pe_table_info *info, struct pe_error *err);
 	int (*list)(const unsigned char *buf, size_t len, const char *name,
 		    struct pe_tensor_entry **list, size_t *n, struct pe_error *err);
 	/* bytes a stream holds by its header (see io/readers.h); NULL: text */
@@ -86,12 +113,12 @@ static const struct reader {
 } readers[] = {
 	/* in the order sniffing tries them; csv, the fallback, last but one */
 	/* NumPy ignores bytes after an npy file's data */
-	{ PE_IN_NPY, "npy", ".npy", sniff_npy, parse_npy, pe_npy_list, pe_npy_extent, NULL },
+	{ PE_IN_NPY, "npy", ".npy", sniff_npy, parse_npy, locate_npy, pe_npy_list, pe_npy_extent, NULL },
 	{ PE_IN_SAFETENSORS, "safetensors", ".safetensors", sniff_safetensors, parse_safetensors,
-	  pe_safetensors_list, pe_safetensors_extent,
+	  locate_safetensors, pe_safetensors_list, pe_safetensors_extent,
 	  "the length its safetensors header gives (a safetensors file is entirely indexed)" },
-	{ PE_IN_CSV, "csv", NULL, NULL, parse_csv, NULL, NULL, NULL },
-	{ PE_IN_RAW, "raw", NULL, NULL, parse_raw, NULL, NULL, NULL },
+	{ PE_IN_CSV, "csv", NULL, NULL, parse_csv, NULL, NULL, NULL, NULL },
+	{ PE_IN_RAW, "raw", NULL, NULL, parse_raw, locate_raw, NULL, NULL, NULL },
 };
 
 #define NREADERS (sizeof readers / sizeof readers[0])
@@ -135,38 +162,73 @@ enum pe_in_format pe_in_sniff(const unsigned char *buf, size_t len)
 	return PE_IN_CSV;
 }
 
-int pe_table_parse(const unsigned char *buf, size_t len, const char *name,
-		   const struct pe_read_opts *o, struct pe_matrix *out, struct pe_table_info *info,
-		   struct pe_error *err)
+static const struct pe_read_opts no_opts = { PE_IN_AUTO, NULL, 0, 0 };
+
+/* pe_table_parse's checks of o against the buffer (empty, raw without a
+ * shape or with a header, a tensor name for another format): the reader
+ * of the format to parse (info's format set), or NULL. */
+static const struct reader *checked(const unsigned char *buf, size_t len, const char *name,
+				    const struct pe_read_opts *o, struct pe_table_info *info,
+				    struct pe_error *err)
 {
-	static const struct pe_read_opts none = { PE_IN_AUTO, NULL, 0, 0 };
 	const struct reader *r;
 	enum pe_in_format f;
 
-	if (!o)
-		o = &none;
 	f = o->format == PE_IN_AUTO ? pe_in_sniff(buf, len) : o->format;
-	memset(out, 0, sizeof *out);
 	if (info) {
 		memset(info, 0, sizeof *info);
 		info->format = f;
 	}
-	if (len == 0)
-		return pe_fail(err, PE_ERR_DATA, "%s: empty", name);
-	if (f == PE_IN_RAW && (o->rows == 0 || o->cols == 0))
-		return pe_fail(err, PE_ERR_USAGE, "%s: raw input needs a shape (rows x cols)", name);
-	if (f == PE_IN_RAW && pe_in_sniff(buf, len) != PE_IN_CSV)
-		return pe_fail(err, PE_ERR_USAGE,
-			       "%s: this is an %s file, not raw float32: its shape is in its header",
-			       name, pe_in_format_name(pe_in_sniff(buf, len)));
-	if (o->tensor && f != PE_IN_SAFETENSORS)
-		return pe_fail(err, PE_ERR_USAGE,
-			       "%s: a tensor name was given, but the input is %s, not safetensors",
-			       name, pe_in_format_name(f));
+	if (len == 0) {
+		pe_fail(err, PE_ERR_DATA, "%s: empty", name);
+		return NULL;
+	}
+	if (f == PE_IN_RAW && (o->rows == 0 || o->cols == 0)) {
+		pe_fail(err, PE_ERR_USAGE, "%s: raw input needs a shape (rows x cols)", name);
+		return NULL;
+	}
+	if (f == PE_IN_RAW && pe_in_sniff(buf, len) != PE_IN_CSV) {
+		pe_fail(err, PE_ERR_USAGE,
+			"%s: this is an %s file, not raw float32: its shape is in its header",
+			name, pe_in_format_name(pe_in_sniff(buf, len)));
+		return NULL;
+	}
+	if (o->tensor && f != PE_IN_SAFETENSORS) {
+		pe_fail(err, PE_ERR_USAGE,
+			"%s: a tensor name was given, but the input is %s, not safetensors",
+			name, pe_in_format_name(f));
+		return NULL;
+	}
 	r = reader_of(f);
+	return r ? r : reader_of(PE_IN_CSV);
+}
+
+int pe_table_parse(const unsigned char *buf, size_t len, const char *name,
+		   const struct pe_read_opts *o, struct pe_matrix *out, struct pe_table_info *info,
+		   struct pe_error *err)
+{
+	const struct reader *r;
+
+	if (!o)
+		o = &no_opts;
+	memset(out, 0, sizeof *out);
+	r = checked(buf, len, name, o, info, err);
+	return r ? r->parse(buf, len, name, o, out, info, err) : -1;
+}
+
+int pe_table_locate(const unsigned char *buf, size_t len, const char *name,
+		    const struct pe_read_opts *o, struct pe_table_loc *loc,
+		    struct pe_table_info *info, struct pe_error *err)
+{
+	const struct reader *r;
+
+	if (!o)
+		o = &no_opts;
+	memset(loc, 0, sizeof *loc);
+	r = checked(buf, len, name, o, info, err);
 	if (!r)
-		r = reader_of(PE_IN_CSV);
-	return r->parse(buf, len, name, o, out, info, err);
+		return -1;
+	return r->locate ? r->locate(buf, len, name, o, loc, info, err) : 1;
 }
 
 int pe_table_list(const unsigned char *buf, size_t len, const char *name,
@@ -182,10 +244,8 @@ int pe_table_list(const unsigned char *buf, size_t len, const char *name,
 		       name);
 }
 
-/* A file named *.npy or *.safetensors (any case) is parsed as that, so a
- * damaged one is reported as such ("bad magic") rather than as csv. */
-static const struct pe_read_opts *by_extension(const char *path, const struct pe_read_opts *o,
-					       struct pe_read_opts *named)
+const struct pe_read_opts *pe_read_opts_for_path(const char *path, const struct pe_read_opts *o,
+						struct pe_read_opts *named)
 {
 	size_t i, n = strlen(path), e;
 
@@ -281,7 +341,7 @@ int pe_table_input_open(struct pe_input *in, const char *path, size_t max_bytes,
 	struct pe_input_rule rule = { stream_extent, &st };
 
 	memset(&st, 0, sizeof st);
-	st.o = by_extension(path, o, &named);
+	st.o = pe_read_opts_for_path(path, o, &named);
 	return pe_input_open_rule(in, path, max_bytes, &rule, err);
 }
 
@@ -297,7 +357,7 @@ int pe_read_table(const char *path, size_t max_bytes, const struct pe_read_opts 
 		memset(info, 0, sizeof *info);
 	rc = pe_table_input_open(&in, path, max_bytes, o, err);
 	if (rc == 0)
-		rc = pe_table_parse(in.data, in.len, in.name, by_extension(path, o, &named), out, info,
+		rc = pe_table_parse(in.data, in.len, in.name, pe_read_opts_for_path(path, o, &named), out, info,
 				    err);
 	if (pe_input_intact(&in, err) != 0) {
 		pe_matrix_free(out);

@@ -464,18 +464,14 @@ static int data_fits(const struct npy *h, size_t len, size_t isz, const char *na
 	return 0;
 }
 
-int pe_npy_parse(const unsigned char *buf, size_t len, const char *name, struct pe_matrix *out,
-		 struct pe_table_info *info, struct pe_error *err)
+int pe_npy_locate(const unsigned char *buf, size_t len, const char *name,
+		  struct pe_table_loc *loc, struct pe_table_info *info, struct pe_error *err)
 {
 	struct npy h;
 	enum pe_elem e;
 	int big;
-	uint64_t rows, cols, j;
-	size_t over = 0;
-	size_t isz;
-	const unsigned char *data;
 
-	memset(out, 0, sizeof *out);
+	memset(loc, 0, sizeof *loc);
 	if (header(buf, len, name, &h, err) != 0)
 		return -1;
 	if (pickled(h.descr))
@@ -485,31 +481,53 @@ int pe_npy_parse(const unsigned char *buf, size_t len, const char *name, struct 
 		return pe_fail(err, PE_ERR_DATA,
 			       "%s: dtype '%s' is not float16, float32 or float64",
 			       name, h.descr);
-	isz = pe_elem_size(e);
-	if (data_fits(&h, len, isz, name, err) != 0 ||
-	    pe_shape_table(h.shape, h.ndim, 1, name, "", &rows, &cols, err) != 0 ||
-	    pe_read_alloc(out, rows, cols, name, err) != 0)
+	loc->elem = e;
+	loc->big = big;
+	loc->fortran = h.fortran;
+	loc->off = h.data_off;
+	if (data_fits(&h, len, pe_elem_size(loc->elem), name, err) != 0 ||
+	    pe_shape_table(h.shape, h.ndim, 1, name, "", &loc->rows, &loc->cols, err) != 0)
 		return -1;
-	data = buf + h.data_off;
-	if (!h.fortran) {
-		over = pe_elems_to_float(out->v, 1, data, (size_t)(rows * cols), e, big);
-	} else {
-		/* column j is rows consecutive items: spread it down the rows */
-		for (j = 0; j < cols; j++)
-			over += pe_elems_to_float(out->v + j, (size_t)cols,
-						  data + (size_t)(j * rows) * isz, (size_t)rows, e, big);
-	}
-	if (over) {
-		pe_matrix_free(out);
-		return pe_fail(err, PE_ERR_DATA, "%s: %zu values are finite but too large for float32 (beyond 3.4e38)",
-			       name, over);
-	}
 	if (info) {
 		info->format = PE_IN_NPY;
 		snprintf(info->dtype, sizeof info->dtype, "%s", h.descr);
 		info->tensor[0] = '\0';
 		info->ndim = h.ndim;
 		memcpy(info->shape, h.shape, sizeof h.shape);
+	}
+	return 0;
+}
+
+int pe_npy_parse(const unsigned char *buf, size_t len, const char *name, struct pe_matrix *out,
+		 struct pe_table_info *info, struct pe_error *err)
+{
+	struct pe_table_loc loc;
+	uint64_t rows, cols, j;
+	size_t over = 0, isz;
+	const unsigned char *data;
+
+	memset(out, 0, sizeof *out);
+	if (pe_npy_locate(buf, len, name, &loc, info, err) != 0)
+		return -1;
+	rows = loc.rows;
+	cols = loc.cols;
+	isz = pe_elem_size(loc.elem);
+	if (pe_read_alloc(out, rows, cols, name, err) != 0)
+		return -1;
+	data = buf + loc.off;
+	if (!loc.fortran) {
+		over = pe_elems_to_float(out->v, 1, data, (size_t)(rows * cols), loc.elem, loc.big);
+	} else {
+		/* column j is rows consecutive items: spread it down the rows */
+		for (j = 0; j < cols; j++)
+			over += pe_elems_to_float(out->v + j, (size_t)cols,
+						  data + (size_t)(j * rows) * isz, (size_t)rows,
+						  loc.elem, loc.big);
+	}
+	if (over) {
+		pe_matrix_free(out);
+		return pe_fail(err, PE_ERR_DATA, "%s: %zu values are finite but too large for float32 (beyond 3.4e38)",
+			       name, over);
 	}
 	return 0;
 }

@@ -8,11 +8,10 @@
 
 #include "io/readers.h"
 
-int pe_raw_parse(const unsigned char *buf, size_t len, const char *name, uint64_t rows,
-		 uint64_t cols, struct pe_matrix *out, struct pe_table_info *info,
-		 struct pe_error *err)
+int pe_raw_locate(size_t len, const char *name, uint64_t rows, uint64_t cols,
+		  struct pe_table_loc *loc, struct pe_table_info *info, struct pe_error *err)
 {
-	memset(out, 0, sizeof *out);
+	memset(loc, 0, sizeof *loc);
 	if (rows == 0 || cols == 0)
 		return pe_fail(err, PE_ERR_USAGE, "%s: raw input needs a shape (rows x cols)", name);
 	if (rows > UINT64_MAX / 4 / cols)
@@ -23,9 +22,9 @@ int pe_raw_parse(const unsigned char *buf, size_t len, const char *name, uint64_
 			       "%s: a %llu x %llu float32 table needs %llu bytes, the file has %zu",
 			       name, (unsigned long long)rows, (unsigned long long)cols,
 			       (unsigned long long)(rows * cols * 4), len);
-	if (pe_read_alloc(out, rows, cols, name, err) != 0)
-		return -1;
-	pe_elems_to_float(out->v, 1, buf, (size_t)(rows * cols), PE_ELEM_F32, 0);
+	loc->rows = rows;
+	loc->cols = cols;
+	loc->elem = PE_ELEM_F32;
 	if (info) {
 		info->format = PE_IN_RAW;
 		snprintf(info->dtype, sizeof info->dtype, "<f4");
@@ -34,5 +33,19 @@ int pe_raw_parse(const unsigned char *buf, size_t len, const char *name, uint64_
 		info->shape[0] = rows;
 		info->shape[1] = cols;
 	}
+	return 0;
+}
+
+int pe_raw_parse(const unsigned char *buf, size_t len, const char *name, uint64_t rows,
+		 uint64_t cols, struct pe_matrix *out, struct pe_table_info *info,
+		 struct pe_error *err)
+{
+	struct pe_table_loc loc;
+
+	memset(out, 0, sizeof *out);
+	if (pe_raw_locate(len, name, rows, cols, &loc, info, err) != 0 ||
+	    pe_read_alloc(out, rows, cols, name, err) != 0)
+		return -1;
+	pe_elems_to_float(out->v, 1, buf, (size_t)(rows * cols), PE_ELEM_F32, 0);
 	return 0;
 }

@@ -558,18 +558,18 @@ static int choose(const struct st *f, const char *want, size_t *pick)
 				      : "no tensor is named wpe.weight, position_embeddings.weight, embed_positions.weight or pos_embed");
 }
 
-int pe_safetensors_parse(const unsigned char *buf, size_t len, const char *name,
-			 const char *tensor_name, struct pe_matrix *out, struct pe_table_info *info,
-			 struct pe_error *err)
+int pe_safetensors_locate(const unsigned char *buf, size_t len, const char *name,
+			  const char *tensor_name, struct pe_table_loc *loc,
+			  struct pe_table_info *info, struct pe_error *err)
 {
 	struct st f;
 	const struct entry *e;
-	uint64_t shape[PE_READ_MAX_NDIM], rows, cols;
+	uint64_t shape[PE_READ_MAX_NDIM];
 	char what[120], tb[100];
 	size_t pick = 0;
 	int nd, rc = -1;
 
-	memset(out, 0, sizeof *out);
+	memset(loc, 0, sizeof *loc);
 	if (st_open(&f, buf, len, name, err) != 0 || choose(&f, tensor_name, &pick) != 0)
 		goto out;
 	e = &f.e[pick];
@@ -580,16 +580,10 @@ int pe_safetensors_parse(const unsigned char *buf, size_t len, const char *name,
 	}
 	nd = shape_of(e, shape);
 	snprintf(what, sizeof what, "tensor '%s' ", shown(e->name, tb, sizeof tb));
-	if (pe_shape_table(shape, nd, 0, name, what, &rows, &cols, err) != 0 ||
-	    pe_read_alloc(out, rows, cols, name, err) != 0)
+	if (pe_shape_table(shape, nd, 0, name, what, &loc->rows, &loc->cols, err) != 0)
 		goto out;
-	if (pe_elems_to_float(out->v, 1, buf + f.data_start + e->begin, (size_t)(rows * cols),
-			      (enum pe_elem)dtypes[e->dtype].elem, 0) != 0) {
-		pe_matrix_free(out);
-		rc = pe_fail(err, PE_ERR_DATA, "%s: tensor '%s' has values too large for float32 (beyond 3.4e38)",
-			     name, shown(e->name, tb, sizeof tb));
-		goto out;
-	}
+	loc->off = (size_t)(f.data_start + e->begin);
+	loc->elem = (enum pe_elem)dtypes[e->dtype].elem;
 	if (info) {
 		info->format = PE_IN_SAFETENSORS;
 		snprintf(info->dtype, sizeof info->dtype, "%s", dtypes[e->dtype].name);
@@ -602,6 +596,29 @@ int pe_safetensors_parse(const unsigned char *buf, size_t len, const char *name,
 out:
 	st_close(&f);
 	return rc;
+}
+
+int pe_safetensors_parse(const unsigned char *buf, size_t len, const char *name,
+			 const char *tensor_name, struct pe_matrix *out, struct pe_table_info *info,
+			 struct pe_error *err)
+{
+	struct pe_table_info own;
+	struct pe_table_loc loc;
+	char tb[100];
+
+	memset(out, 0, sizeof *out);
+	if (!info)
+		info = &own;
+	if (pe_safetensors_locate(buf, len, name, tensor_name, &loc, info, err) != 0 ||
+	    pe_read_alloc(out, loc.rows, loc.cols, name, err) != 0)
+		return -1;
+	if (pe_elems_to_float(out->v, 1, buf + loc.off, (size_t)(loc.rows * loc.cols), loc.elem,
+			      0) != 0) {
+		pe_matrix_free(out);
+		return pe_fail(err, PE_ERR_DATA, "%s: tensor '%s' has values too large for float32 (beyond 3.4e38)",
+			       name, shown(info->tensor, tb, sizeof tb));
+	}
+	return 0;
 }
 
 int pe_safetensors_list(const unsigned char *buf, size_t len, const char *name,

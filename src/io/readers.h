@@ -97,6 +97,26 @@ int pe_raw_parse(const unsigned char *buf, size_t len, const char *name, uint64_
 		 uint64_t cols, struct pe_matrix *out, struct pe_table_info *info,
 		 struct pe_error *err);
 
+/* Where a table's elements lie in a buffer: rows x cols elements of elem
+ * from byte off, row-major (column-major when fortran), big-endian when
+ * big.  What the locate functions find after every check its parser makes
+ * but the values' own (an f8 too large for float32 is found converting);
+ * each parser is its locate function and a conversion of what it found. */
+struct pe_table_loc {
+	size_t off;
+	uint64_t rows, cols;
+	enum pe_elem elem;
+	int big, fortran;
+};
+
+int pe_npy_locate(const unsigned char *buf, size_t len, const char *name,
+		  struct pe_table_loc *loc, struct pe_table_info *info, struct pe_error *err);
+int pe_safetensors_locate(const unsigned char *buf, size_t len, const char *name,
+			  const char *tensor, struct pe_table_loc *loc,
+			  struct pe_table_info *info, struct pe_error *err);
+int pe_raw_locate(size_t len, const char *name, uint64_t rows, uint64_t cols,
+		  struct pe_table_loc *loc, struct pe_table_info *info, struct pe_error *err);
+
 /* The tensors of a buffer already known to be safetensors, or npy (io/read.h's
  * pe_table_list). */
 int pe_safetensors_list(const unsigned char *buf, size_t len, const char *name,

@@ -257,6 +257,15 @@ def cli_seeds():
         "bucket -n 2 --bias in/h.npy --head 0",
         "bucket -n 4 --bias in/d.f32 --shape 2x3",
         "bucket -n 4 -o b.csv --header",
+        "diff in/a.npy in/a.npy",
+        "diff in/a.npy in/b.safetensors --tensor-b wpe.weight -f json",
+        "diff in/e.npy rope -n 4 -d 8",
+        "diff in/a.npy in/c.csv --per row --atol 0.5",
+        "diff in/d.f32 in/d.f32 --shape 2x3 --error ulp -o e.npy",
+        "diff in/h.npy rope -n 2 -d 16 --precision float32 -o e.png",
+        "audit rope -n 8 -d 8 --dtype bfloat16",
+        "audit rope -n 8 -d 8 --dtype float16 --steps angles,table -f json",
+        "audit sinusoidal -n 8 -d 4 --dtype float32 -o a.png",
     ]
     return {"a%02d" % i: b"\0".join(w.encode() for w in a.split(" ")) for i, a in enumerate(argvs)}
 

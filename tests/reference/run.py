@@ -44,6 +44,7 @@ GROUPS = [
     ("explain", "ref_explain.py", {}),
     ("axial", "ref_axial.py", {}),
     ("axial-avx2", "ref_axial.py", {"ATEN_CPU_CAPABILITY": "avx2"}),
+    ("diagnosis", "ref_diagnosis.py", {}),
 ]
 
 
