@@ -1095,11 +1095,15 @@ static int layers(struct build *b, int nested)
 		if (!tt || cJSON_IsTrue(tt) || (cJSON_IsNumber(tt) && tt->valuedouble != 0))
 			h->qscale = PE_HF_QSCALE_LLAMA4;
 	}
+	/* the families whose attention reads it (get_llama_4_attn_scale);
+	 * elsewhere transformers warns that the key is unknown (validate) */
 	for (t = 0; t < h->ntypes; t++)
-		if (h->rope[t].llama4_beta > 0) {
+		if (h->rope[t].llama4_beta > 0 && (strcmp(h->model_type, "ministral3") == 0 ||
+						   strcmp(h->model_type, "mistral4") == 0)) {
 			h->qscale = PE_HF_QSCALE_BETA;
 			h->qbeta = h->rope[t].llama4_beta;
 			h->qL0 = h->rope[t].original_max;
+			h->qbeta_type = (int)t;
 		}
 	(void)v;
 	(void)present;

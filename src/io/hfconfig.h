@@ -114,8 +114,10 @@ struct pe_hfconfig {
 	char kinds[2 * PE_HF_MAX_TYPES][PE_HF_NAME_MAX];	/* layer_types' names */
 	size_t nkinds;
 	enum pe_hf_qscale qscale;
-	double floor_scale, attn_scale, qbeta;
-	uint64_t qL0;
+	double floor_scale, attn_scale;	/* LLAMA4: floor_scale, attn_scale (8192, 0.1) */
+	double qbeta;			/* BETA: llama_4_scaling_beta of rope[qbeta_type] */
+	uint64_t qL0;			/* and its original_max_position_embeddings, 0 if none */
+	int qbeta_type;
 	/* A key written twice in one object: Python's json (and so the
 	 * model) keeps the last value, and so does posenc.  The count of
 	 * such keys and the path of the first ("rope_scaling.factor"), for a
