@@ -854,17 +854,98 @@ static int take(struct build *b, const cJSON *d, const char *path, struct pe_hfr
 	return 0;
 }
 
-/* The head dim a type's RoPE uses: Gemma 4's global_head_dim for its full
- * layers, DeepSeek's qk_rope_head_dim, else head_dim or hidden_size /
- * num_attention_heads. */
+/*
+ * The head_dim a config's per_layer_config (transformers 5.18's
+ * heterogeneous configs: {"LAYER": {"head_dim": ...}}, what save_pretrained
+ * writes for Gemma 4's global_head_dim) gives the layers of type name:
+ * per_layer_config[name] is the overrides of the type's first layer, an
+ * override equal to the global value dropped, and every layer of the type
+ * must have the same (else transformers raises ValueError).  Returns 1 with
+ * *v and the key, 0 when it sets none, -1 on error; *mixed: the layers
+ * disagree.
+ */
+static int layer_head_dim(struct build *b, const char *name, double global, double *v,
+			  char *key, size_t keylen, int *mixed)
+{
+	const cJSON *plc = item(b->text, "per_layer_config"), *o, *h;
+	char idx[24], first[24] = "";
+	double ref = 0, got;
+	int have = 0, seen = 0;
+	uint64_t i;
+
+	*mixed = 0;
+	if (!plc || !b->types)
+		return 0;
+	if (!cJSON_IsObject(plc))
+		return bad(b->c, NULL, "per_layer_config", "an object of layer indices", plc);
+	for (i = 0; i < b->nlayers; i++) {
+		if (strcmp(b->types[i], name) != 0)
+			continue;
+		snprintf(idx, sizeof idx, "%llu", (unsigned long long)i);
+		o = item(plc, idx);
+		if (o && !cJSON_IsObject(o))
+			return bad(b->c, "per_layer_config", idx, "an object", o);
+		h = item(o, "head_dim");
+		got = 0;
+		if (h) {
+			char dict[48];
+
+			snprintf(dict, sizeof dict, "per_layer_config.%s", idx);
+			if (number(b->c, o, dict, "head_dim", NUM_COUNT, &got, NULL) != 0)
+				return -1;
+			if (got == global)
+				got = 0;	/* transformers drops what equals the global value */
+		}
+		if (!seen++) {
+			ref = got;
+			have = got > 0;
+			snprintf(first, sizeof first, "%s", idx);
+		} else if (got != ref) {
+			*mixed = 1;
+		}
+	}
+	if (!have)
+		return 0;
+	*v = ref;
+	snprintf(key, keylen, "%sper_layer_config.%s.head_dim", b->h->prefix, first);
+	return 1;
+}
+
+/* The head dim a type's RoPE uses: per_layer_config's for its layers
+ * (Gemma 4's rotary module always reads it; the generic functions of the
+ * scaled types when the type's layers agree), Gemma 4's global_head_dim
+ * for its full layers when the file has no per_layer_config, DeepSeek's
+ * qk_rope_head_dim, else head_dim or hidden_size / num_attention_heads. */
 static int head_dim(struct build *b, struct pe_hfrope *r)
 {
-	double hidden = 0, heads = 0, v = 0;
-	int present;
+	double hidden = 0, heads = 0, v = 0, g = 0;
+	int present, rc, mixed;
 	const char *key = "head_dim";
+	int gemma4 = b->rule->style == STYLE_AS_GIVEN && strncmp(b->h->model_type, "gemma4", 6) == 0;
+	char k[112];
 
-	if (b->rule->style == STYLE_AS_GIVEN && strcmp(r->name, "full_attention") == 0 &&
-	    strncmp(b->h->model_type, "gemma4", 6) == 0) {
+	if (strncmp(b->h->model_type, "deepseek_v", 10) == 0)
+		key = "qk_rope_head_dim";
+	if (r->name[0] && item(b->text, "per_layer_config")) {
+		if (number(b->c, b->text, NULL, key, NUM_COUNT, &g, NULL) != 0)
+			return -1;
+		rc = layer_head_dim(b, r->name, g, &v, k, sizeof k, &mixed);
+		if (rc < 0)
+			return -1;
+		if (mixed && gemma4)
+			return pe_fail(b->c->err, PE_ERR_DATA,
+				       "%s: %sper_layer_config gives the %s layers different overrides (transformers refuses the config: per_layer_config['%s'] raises ValueError)",
+				       b->c->name, b->h->prefix, r->name, r->name);
+		if (rc == 1 && !mixed && (gemma4 || r->scaling != PE_ROPE_NONE)) {
+			r->head_dim = (uint64_t)v;
+			r->src[PE_HF_HEAD_DIM].origin = PE_HF_GIVEN;
+			snprintf(r->src[PE_HF_HEAD_DIM].key, sizeof r->src[0].key, "%s", k);
+			return 0;
+		}
+		if (gemma4)
+			goto plain;	/* the type's layers take the global head_dim */
+	}
+	if (gemma4 && strcmp(r->name, "full_attention") == 0) {
 		if (number(b->c, b->text, NULL, "global_head_dim", NUM_COUNT, &v, &present) != 0)
 			return -1;
 		r->head_dim = present ? (uint64_t)v : 512;
@@ -873,8 +954,7 @@ static int head_dim(struct build *b, struct pe_hfrope *r)
 			 b->h->prefix);
 		return 0;
 	}
-	if (strncmp(b->h->model_type, "deepseek_v", 10) == 0)
-		key = "qk_rope_head_dim";
+plain:
 	if (number(b->c, b->text, NULL, key, NUM_COUNT, &v, &present) != 0)
 		return -1;
 	snprintf(r->src[PE_HF_HEAD_DIM].key, sizeof r->src[0].key, "%s%s", b->h->prefix, key);

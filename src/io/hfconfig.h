@@ -10,7 +10,9 @@
  *   - theta: rope_parameters.rope_theta, else rope_theta, else
  *     rotary_emb_base (GPT-NeoX), else 10000;
  *   - head_dim: head_dim, else hidden_size // num_attention_heads (GPT-J's
- *     n_embd // n_head);
+ *     n_embd // n_head); a layer type's own from per_layer_config (the
+ *     overrides of its first layer, its layers agreeing: Gemma 4 always,
+ *     the scaled types of other families) or Gemma 4's global_head_dim;
  *   - partial rotary factor: partial_rotary_factor (top level, then in the
  *     dict), else rotary_pct (GPT-NeoX), else 0.25 when model_type is
  *     gpt_neox (transformers' GPTNeoXConfig default; flagged in

@@ -240,6 +240,48 @@ static void test_bad_values(void **state)
 	parse_bad("{\"rope_theta\": 1e4, \"partial_rotary_factor\": 1.5}", "at most 1");
 }
 
+/* per_layer_config (transformers 5.18's heterogeneous configs, what
+ * save_pretrained writes for Gemma 4's global_head_dim): the head dim of a
+ * type's layers, the global one for types it leaves alone; Gemma 4 without
+ * it takes global_head_dim for its full layers (512 by default). */
+static void test_per_layer_config(void **state)
+{
+	static const char g4[] =
+		"{\"model_type\": \"gemma4_text\", \"hidden_size\": 256, \"num_attention_heads\": 4,"
+		" \"head_dim\": 64, \"num_hidden_layers\": 6, \"global_head_dim\": 512,"
+		" \"per_layer_config\": {\"5\": {\"head_dim\": 128}}}";
+	static const char g4_global[] =
+		"{\"model_type\": \"gemma4_text\", \"hidden_size\": 256, \"num_attention_heads\": 4,"
+		" \"head_dim\": 64, \"num_hidden_layers\": 12, \"global_head_dim\": 256}";
+	static const char g4_mixed[] =
+		"{\"model_type\": \"gemma4_text\", \"hidden_size\": 256, \"num_attention_heads\": 4,"
+		" \"head_dim\": 64, \"num_hidden_layers\": 12,"
+		" \"per_layer_config\": {\"5\": {\"head_dim\": 128}, \"11\": {\"head_dim\": 256}}}";
+	struct pe_hfconfig c;
+	struct pe_error err = { PE_OK, "" };
+	int full, sliding;
+
+	(void)state;
+	assert_int_equal(pe_hfconfig_parse(g4, strlen(g4), "x.json", &c, &err), 0);
+	full = pe_hfconfig_type(&c, "full_attention");
+	sliding = pe_hfconfig_type(&c, "sliding_attention");
+	assert_true(full >= 0 && sliding >= 0);
+	assert_int_equal(c.rope[full].head_dim, 128);
+	assert_string_equal(pe_hfconfig_key(&c.rope[full], "head_dim"), "per_layer_config.5.head_dim");
+	assert_int_equal(c.rope[sliding].head_dim, 64);
+	pe_hfconfig_free(&c);
+	assert_int_equal(pe_hfconfig_parse(g4_global, strlen(g4_global), "x.json", &c, &err), 0);
+	assert_int_equal(c.rope[pe_hfconfig_type(&c, "full_attention")].head_dim, 256);
+	pe_hfconfig_free(&c);
+	parse_bad(g4_mixed, "per_layer_config gives the full_attention layers different overrides");
+	parse_bad("{\"model_type\": \"gemma4_text\", \"hidden_size\": 256, \"num_attention_heads\": 4,"
+		  " \"num_hidden_layers\": 6, \"per_layer_config\": {\"5\": {\"head_dim\": 0.5}}}",
+		  "per_layer_config.5.head_dim must be a positive integer");
+	parse_bad("{\"model_type\": \"gemma4_text\", \"hidden_size\": 256, \"num_attention_heads\": 4,"
+		  " \"num_hidden_layers\": 6, \"per_layer_config\": [1]}",
+		  "per_layer_config must be an object of layer indices");
+}
+
 /* Which key of the file sets each parameter core's messages name: the one
  * read, or where it would be read. */
 static void test_keys(void **state)
@@ -333,6 +375,7 @@ int main(void)
 		cmocka_unit_test(test_bad_values),
 		cmocka_unit_test(test_too_large),
 		cmocka_unit_test(test_keys),
+		cmocka_unit_test(test_per_layer_config),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
