@@ -40,6 +40,10 @@ Per config and layer type T (posenc's --layer-type T):
                   .to(torch.bfloat16) of the module's float32 forward
                   (vLLM's cache, one rounding from float32).
 Per config:
+  gguf-freqs      llama3 and longrope configs: llama.cpp's rope_freqs.weight
+                  and rope_factors_long/short.weight as convert_hf_to_gguf.py
+                  makes them (its torch steps, written out here) against
+                  --precision float32: bit-identical; exact within 4 ulp;
   layers          posenc --layer K for layers across the model: its type
                   (metadata layer_type) is config.layer_types[K], and a NoPE
                   layer (Llama 4 and SmolLM3's no_rope_layers 0, Cohere 2's
@@ -367,6 +371,48 @@ def run(g):
                 ",".join(map(str, ks)), [k for k in ks if k in nope] or "none")
         g.check(name + " layers", layers)
 
+    def check_gguf(name, cfg, cj):
+        """llama.cpp's side tensors: what convert_hf_to_gguf.py's
+        generate_extra_tensors computes (its torch steps, written out here:
+        llama.cpp is no Python package) for llama3 and longrope configs."""
+        rp = getattr(cfg, "rope_parameters", None) or {}
+        if "rope_type" not in rp or rp["rope_type"] not in ("llama3", "longrope"):
+            return
+
+        def converter():
+            if rp["rope_type"] == "longrope":
+                return {"rope_factors_long.weight": torch.tensor(rp["long_factor"], dtype=torch.float32),
+                        "rope_factors_short.weight": torch.tensor(rp["short_factor"], dtype=torch.float32)}
+            base = rp.get("rope_theta", 10000.0)
+            dim = getattr(cfg, "head_dim", None) or cfg.hidden_size // cfg.num_attention_heads
+            freqs = 1.0 / (base ** (torch.arange(0, dim, 2, dtype=torch.float32) / dim))
+            factor, low, high = rp.get("factor", 8.0), rp.get("low_freq_factor", 1.0), rp.get("high_freq_factor", 4.0)
+            old = rp.get("original_max_position_embeddings", 8192)
+            out = []
+            for freq in freqs:
+                wavelen = 2 * math.pi / freq
+                if wavelen < old / high:
+                    out.append(1)
+                elif wavelen > old / low:
+                    out.append(factor)
+                else:
+                    smooth = (old / wavelen - low) / (high - low)
+                    out.append(1 / ((1 - smooth) / factor + smooth))
+            return {"rope_freqs.weight": torch.tensor(out, dtype=torch.float32)}
+
+        def gguf():
+            want = {k: v.numpy() for k, v in converter().items()}
+            got, _ = g.tensors("generate", "rope", "--from-config", cj, "--table", "gguf-freqs", *f32)
+            ex, _ = g.tensors("generate", "rope", "--from-config", cj, "--table", "gguf-freqs")
+            res = [same_bits("%s float32" % k, got.get(k), v) for k, v in want.items()]
+            # exact: the divisor of the exact frequencies; where the float32
+            # wavelength and the exact one fall in different bands (never for
+            # these configs) this would differ by more than a few ulp
+            res += [within("%s exact" % k, ex.get(k), v, 4 * np.spacing(np.abs(v)).astype(np.float64),
+                           "4 float32 ulp") for k, v in want.items()]
+            return both(*res)
+        g.check(name + " gguf-freqs", gguf)
+
     def check_qscale(name, cfg, cj):
         import mpmath
         mt = getattr(cfg, "model_type", "")
@@ -454,6 +500,7 @@ def run(g):
             for offset, n in runs:
                 check_type(name, cfg, cj, t, offset, n)
         check_layers(name, cfg, cj)
+        check_gguf(name, cfg, cj)
         check_qscale(name, cfg, cj)
 
 
