@@ -358,6 +358,72 @@ static void test_too_large(void **state)
 	free(path);
 }
 
+/* Issue 21's bad configs: what transformers 5.18 refuses (ValueError,
+ * KeyError, a strict dataclass field's type) or silently reads otherwise
+ * than the file says; one line naming the file's key. */
+static void test_bad_configs(void **state)
+{
+	static const char nested_ok[] =
+		"{\"hidden_size\": 64, \"num_attention_heads\": 4, \"num_hidden_layers\": 2,"
+		" \"layer_types\": [\"sliding_attention\", \"attention\"],"
+		" \"rope_parameters\": {\"sliding_attention\": {\"rope_type\": \"default\", \"rope_theta\": 1e4},"
+		" \"full_attention\": {\"rope_type\": \"default\", \"rope_theta\": 1e6},"
+		" \"chunked_attention\": {\"rope_type\": \"default\", \"rope_theta\": 5}}}";
+	struct pe_hfconfig c;
+	struct pe_error err = { PE_OK, "" };
+	size_t i;
+	int warned = 0;
+
+	(void)state;
+	parse_bad("{\"rope_theta\": 1e4, \"text_config\": [1]}", "text_config must be an object or null");
+	parse_bad("{\"rope_theta\": 1e4, \"num_hidden_layers\": 3,"
+		  " \"layer_types\": [\"full_attention\", \"full_attention\"]}",
+		  "layer_types has 2 entries, num_hidden_layers is 3");
+	parse_bad("{\"rope_theta\": 1e4, \"layer_types\": [\"full_attention\", \"sliding_atention\"]}",
+		  "layer_types[1] 'sliding_atention' is not a layer type of transformers 5.18");
+	/* MLP layer types are mlp_layer_types' names, not layer_types' */
+	parse_bad("{\"rope_theta\": 1e4, \"layer_types\": [\"dense\"]}", "layer_types[0] 'dense'");
+	parse_bad("{\"model_type\": \"smollm3\", \"hidden_size\": 64, \"num_attention_heads\": 4,"
+		  " \"num_hidden_layers\": 2, \"no_rope_layers\": [1, 0.5]}",
+		  "no_rope_layers must be a list of integers (item 1), got '0.5'");
+	parse_bad("{\"rope_scaling\": {\"type\": 2, \"factor\": 2}}", "rope_scaling.type must be a string");
+	parse_bad("{\"model_type\": \"gpt_neox\", \"rotary_emb_base\": \"1e4\"}",
+		  "rotary_emb_base must be a number, got '\"1e4\"'");
+	parse_bad("{\"head_dim\": 64, \"rope_parameters\": {\"rope_type\": \"proportional\", \"rope_theta\": 1e6}}",
+		  "partial_rotary_factor is missing: proportional RoPE without it rotates every pair");
+	parse_bad("{\"model_type\": \"llama4_text\", \"hidden_size\": 64, \"num_attention_heads\": 4,"
+		  " \"attn_temperature_tuning\": 1}", "attn_temperature_tuning must be true or false, got '1'");
+	/* nested by layer type: a key that is no layer type, a type left out */
+	parse_bad("{\"hidden_size\": 64, \"num_attention_heads\": 4, \"num_hidden_layers\": 2,"
+		  " \"layer_types\": [\"sliding_attention\", \"full_attention\"],"
+		  " \"rope_parameters\": {\"sliding_attention\": {\"rope_type\": \"default\", \"rope_theta\": 1e4},"
+		  " \"full_attention\": {\"rope_type\": \"default\", \"rope_theta\": 1e6}, \"factor\": 8}}",
+		  "rope_parameters.factor is not a layer type of the config");
+	parse_bad("{\"hidden_size\": 64, \"num_attention_heads\": 4, \"num_hidden_layers\": 3,"
+		  " \"layer_types\": [\"sliding_attention\", \"full_attention\", \"full_attention\"],"
+		  " \"rope_parameters\": {\"sliding_attention\": {\"rope_type\": \"default\", \"rope_theta\": 1e4}}}",
+		  "rope_parameters has no full_attention, the type of layers 1, 2");
+	/* per_layer_config's keys are layer indices */
+	parse_bad("{\"model_type\": \"gemma4_text\", \"hidden_size\": 256, \"num_attention_heads\": 4,"
+		  " \"num_hidden_layers\": 6, \"per_layer_config\": {\"6\": {\"head_dim\": 128}}}",
+		  "per_layer_config key '6' is not a layer index from 0 to 5");
+	parse_bad("{\"model_type\": \"gemma4_text\", \"hidden_size\": 256, \"num_attention_heads\": 4,"
+		  " \"num_hidden_layers\": 6, \"per_layer_config\": {\"x\": {}}}",
+		  "per_layer_config key 'x' is not a layer index");
+	/* Python's json reads NaN and Infinity */
+	parse_bad("{\"rope_theta\": NaN}", "rope_theta is NaN (at byte 15)");
+	parse_bad("{\"rope_scaling\": {\"type\": \"linear\", \"factor\": -Infinity}}",
+		  "factor is -Infinity");
+	/* the legacy name is read as its new one; a type no layer has is a warning */
+	assert_int_equal(pe_hfconfig_parse(nested_ok, strlen(nested_ok), "x.json", &c, &err), 0);
+	assert_true(pe_hfconfig_type(&c, "full_attention") >= 0);
+	assert_true(c.rope[pe_hfconfig_type(&c, "full_attention")].theta == 1e6);
+	for (i = 0; i < c.nwarn; i++)
+		warned |= strstr(c.warn[i], "rope_parameters.chunked_attention: no layer of the config") != NULL;
+	assert_true(warned);
+	pe_hfconfig_free(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -376,6 +442,7 @@ int main(void)
 		cmocka_unit_test(test_too_large),
 		cmocka_unit_test(test_keys),
 		cmocka_unit_test(test_per_layer_config),
+		cmocka_unit_test(test_bad_configs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
