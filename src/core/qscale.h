@@ -71,4 +71,10 @@ double pe_qscale_value64(const struct pe_qscale *q, int64_t p);
  * fill gives pe_qscale_value64 (exact) or the float32 values (float32). */
 int pe_qscale_tensor(const struct pe_qscale *q, struct pe_tensor *t, struct pe_error *err);
 
+/* The same formulas in plain double (posenc explain's summaries: within an
+ * ulp or two of the values above, the quotient's floor from the rounded
+ * quotient): llama4 with floor_scale > 0, beta with L0 >= 1; p >= 0. */
+double pe_qscale_llama4(uint64_t p, double floor_scale, double attn_scale);
+double pe_qscale_beta(uint64_t p, double beta, uint64_t L0);
+
 #endif

@@ -42,6 +42,7 @@ GROUPS = [
     ("sincos2d", "ref_sincos2d.py", {}),
     ("files", "ref_files.py", {}),
     ("families", "ref_families.py", {}),
+    ("explain", "ref_explain.py", {}),
 ]
 
 
