@@ -108,6 +108,9 @@ static int resolve(const struct pe_outopts *o, enum xformat *f, struct pe_error 
 	}
 	if (o->rows)
 		return pe_fail(err, PE_ERR_USAGE, "--rows does not apply to explain");
+	if (pe_args_given(o->args, &o->dtype))
+		return pe_fail(err, PE_ERR_USAGE,
+			       "--dtype does not apply to explain (its report prints the values' decimals, it stores no tensor)");
 	if (*f != X_FIGURE &&
 	    (w = pe_args_misplaced(o->args, pe_output_rows, o, *f == X_CSV ? 1u << PE_FMT_CSV : 0)))
 		return pe_fail(err, PE_ERR_USAGE, "--%s applies to %s only", w->name,

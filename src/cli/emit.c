@@ -18,6 +18,8 @@
 
 #define O(f) offsetof(struct pe_outopts, f)
 #define PNG ((1u << PE_FMT_PNG) | (1u << PE_FMT_SVG) | (1u << PE_FMT_PDF))	/* figures */
+#define DATA ((1u << PE_FMT_CSV) | (1u << PE_FMT_JSON) | (1u << PE_FMT_RAW) | (1u << PE_FMT_NPY) | \
+	      (1u << PE_FMT_SAFETENSORS))	/* the formats that hold values */
 
 /* --aspect: auto (0) or equal (1) */
 static const char *const aspects[] = { "auto", "equal", NULL };
@@ -37,6 +39,10 @@ const struct pe_optdef pe_output_rows[] = {
 		 "CPUs); the output bytes do not depend on it") },
 	{ PE_FLAG("header", 0, O(header), "csv: start with a header line of column names"),
 	  .applies = 1u << PE_FMT_CSV },
+	{ PE_CHOICE("dtype", 0, "T", O(dtype), pe_store_names,
+		    "the stored type: float32 (default), float16, bfloat16,\n"
+		    "float64; each value rounded once from the exact (or\n"
+		    "emulated float32) value; npy has no bfloat16"), .applies = DATA },
 	{ PE_FLAG("help", 'h', O(help), "show this help and exit") },
 	{ PE_HEADING("Figures (-f png, svg or pdf):") },
 	{ PE_TEXT("cmap", 0, "NAME", O(cmap), "viridis (default), magma, inferno, plasma, cividis,\n"
@@ -199,6 +205,35 @@ static void default_title(const struct pe_tensor *t, const struct pe_rowsel *sel
 				      (unsigned long long)t->shape[i]);
 }
 
+/* --dtype: npy has no bfloat16; an integer result keeps its int32; a
+ * float tensor must be able to give the type from its values (core/tensor.h). */
+static int store_check(const struct pe_outopts *o, struct pe_emit *e, const struct pe_tensor *t,
+		       size_t nt, struct pe_error *err)
+{
+	const char *given = GIVEN(o, dtype);
+	enum pe_store s = (enum pe_store)o->dtype;
+	size_t i, nint = 0;
+
+	e->store = s;
+	if (!given)
+		return 0;
+	if (e->format == PE_FMT_NPY && s == PE_STORE_BFLOAT16)
+		return pe_fail(err, PE_ERR_USAGE,
+			       "npy has no bfloat16 (NumPy has no such type): use -f safetensors (BF16) or -f raw");
+	for (i = 0; i < nt; i++)
+		nint += t[i].dtype == PE_I32;
+	if (nint == nt)
+		return pe_fail(err, PE_ERR_USAGE,
+			       "--dtype %s: %s holds integers, written as int32; --dtype applies to float results",
+			       given, nt == 1 ? t[0].name : "this result");
+	for (i = 0; i < nt; i++)
+		if (!pe_tensor_storable(&t[i], s))
+			return pe_fail(err, PE_ERR_USAGE,
+				       "--dtype %s: %s is computed as correctly rounded float32 values, and rounding those again would not always give the nearest %s",
+				       given, t[i].name, pe_store_names[s]);
+	return 0;
+}
+
 int pe_emit_prepare(struct pe_emit *e, const struct pe_outopts *o, const struct pe_tensor *t0,
 		    size_t nt, struct pe_meta *meta, struct pe_error *err)
 {
@@ -215,7 +250,12 @@ int pe_emit_prepare(struct pe_emit *e, const struct pe_outopts *o, const struct 
 		return w->applies == PNG
 			       ? pe_fail(err, PE_ERR_USAGE, "--%s applies to figures only (-f png, svg or pdf, or -o FILE.png)",
 					 w->name)
+			       : w->applies == DATA
+			       ? pe_fail(err, PE_ERR_USAGE, "--%s applies to csv, json, raw, npy and safetensors: a %s draws the values, not their stored type",
+					 w->name, pe_format_name(e->format))
 			       : pe_fail(err, PE_ERR_USAGE, "--%s applies to csv output only", w->name);
+	if (store_check(o, e, t0, nt, err) != 0)
+		return -1;
 	if (pe_format_is_figure(e->format) && png_opts(o, &e->so, err) != 0)
 		return -1;
 	memset(&e->sel, 0, sizeof e->sel);
@@ -277,14 +317,13 @@ static int scan_rows(struct pe_sink *s, const void *data, size_t nrows, struct p
 {
 	struct scan_sink *c = (struct scan_sink *)s;
 	size_t cols = (size_t)c->cur->cols, r, k;
-	const float *f = data;
+	double v;
 
-	if (c->cur->dtype == PE_F32)
+	if (c->cur->dtype != PE_I32)
 		for (r = 0; r < nrows; r++)
 			for (k = 0; k < cols; k++)
-				if (!isfinite(f[r * cols + k]))
-					return pe_json_nonfinite(c->cur->name, c->row + r, k,
-								 f[r * cols + k], err);
+				if (!isfinite(v = pe_sink_value(c->cur->dtype, data, r * cols + k)))
+					return pe_json_nonfinite(c->cur->name, c->row + r, k, v, err);
 	c->row += nrows;
 	return 0;
 }
@@ -318,24 +357,41 @@ static int json_known(const struct pe_emit *e, const struct pe_tensor *t, size_t
 	return pe_pump(t, nt, &e->sel, meta, &scan.base, &po, err);
 }
 
-int pe_emit_run(const struct pe_emit *e, const struct pe_outopts *o, const struct pe_tensor *t,
+int pe_emit_run(const struct pe_emit *e, const struct pe_outopts *o, const struct pe_tensor *tin,
 		size_t nt, const struct pe_meta *meta, struct pe_error *err)
 {
 	struct pe_output out;
-	struct pe_sink *sink;
+	struct pe_sink *sink = NULL;
+	struct pe_tensor *t = NULL;
+	struct pe_tensor_as *as = NULL;
+	size_t i;
+	int rc = -1;
 
+	/* the stored type: the tensors as it (the same ones for float32) */
+	t = malloc(nt * sizeof *t);
+	as = malloc(nt * sizeof *as);
+	if (!t || !as) {
+		pe_fail(err, PE_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < nt; i++)
+		if (pe_tensor_as(&t[i], &as[i], &tin[i], e->store, err) != 0)
+			goto out;
 	if (e->format == PE_FMT_JSON && json_known(e, t, nt, meta, err) != 0)
-		return -1;
+		goto out;
 	if (pe_output_open(&out, o->path, pe_format_is_binary(e->format), o->force, err) != 0)
-		return -1;
+		goto out;
 	sink = pe_sink_new(e->format, out.fp, &e->so, err);
 	if (!sink || pe_pump(t, nt, &e->sel, meta, sink, &e->pump, err) != 0) {
-		pe_sink_destroy(sink);
 		pe_output_abort(&out);
-		return -1;
+		goto out;
 	}
+	rc = pe_output_commit(&out, err);
+out:
 	pe_sink_destroy(sink);
-	return pe_output_commit(&out, err);
+	free(t);
+	free(as);
+	return rc;
 }
 
 int pe_emit_text_check(const struct pe_outopts *o, enum pe_format format, const char *what,
@@ -404,6 +460,9 @@ int pe_emit_figure_opts(const struct pe_outopts *o, struct pe_sink_opts *so, int
 	}
 	if (chart && (w = chart_misfit(o)))
 		return pe_fail(err, PE_ERR_USAGE, "--%s does not apply to a line chart", w);
+	if (GIVEN(o, dtype))
+		return pe_fail(err, PE_ERR_USAGE,
+			       "--dtype applies to csv, json, raw, npy and safetensors: a figure draws the values, not their stored type");
 	if (o->rows || o->header)
 		return pe_fail(err, PE_ERR_USAGE, "--%s does not apply to a figure of whole files",
 			       o->rows ? "rows" : "header");

@@ -29,6 +29,8 @@ struct pe_outopts {
 	uint64_t threads, size;
 	double vmin, vmax;
 	int force, header, help, colorbar, no_colorbar, no_axes, aspect, scale;
+	int dtype;			/* --dtype: enum pe_store (a command's own --dtype,
+					 * as audit's, is another field) */
 	const char *col_prefix;		/* csv header column prefix (the command's) */
 };
 
@@ -61,6 +63,7 @@ struct pe_emit {
 	struct pe_pump_opts pump;
 	int (*known)(const void *ctx, uint64_t r0, uint64_t r1, uint64_t *row, uint64_t *col,
 		     float *v);
+	enum pe_store store;		/* --dtype (set by pe_emit_prepare) */
 	const void *known_ctx;
 	int scan;
 };
@@ -68,7 +71,9 @@ struct pe_emit {
 /*
  * Resolve the output options for a result of nt tensors whose first is
  * t0: the format, the png options over the command's defaults already in
- * e->so (e is otherwise zeroed by the caller), --rows (checked against
+ * e->so (e is otherwise zeroed by the caller), --dtype (refused for npy
+ * with bfloat16, for a result of integers only, and for a tensor that
+ * cannot give the type from its values: core/tensor.h), --rows (checked against
  * t0's rows, added to meta; png row labels follow it), --threads (unless
  * the caller has set e->pump.threads).  A figure without --title gets the
  * command's e->so.title, else one that says what was drawn: t0's name and
@@ -78,9 +83,10 @@ struct pe_emit {
 int pe_emit_prepare(struct pe_emit *e, const struct pe_outopts *o, const struct pe_tensor *t0,
 		    size_t nt, struct pe_meta *meta, struct pe_error *err);
 
-/* Open the output, pump the tensors into the format's sink and commit;
- * on failure nothing is left behind (json: what is known to fail fails
- * before the output is opened, see above).  Returns 0 or -1. */
+/* Open the output, pump the tensors (stored as --dtype says) into the
+ * format's sink and commit; on failure nothing is left behind (json: what
+ * is known to fail fails before the output is opened, see above).
+ * Returns 0 or -1. */
 int pe_emit_run(const struct pe_emit *e, const struct pe_outopts *o, const struct pe_tensor *t,
 		size_t nt, const struct pe_meta *meta, struct pe_error *err);
 

@@ -14,6 +14,7 @@
 #include "cli/gen.h"
 #include "cli/msg.h"
 #include "cli/param.h"
+#include "core/qscale.h"
 #include "core/rope.h"
 #include "io/hfconfig.h"
 
@@ -32,9 +33,15 @@ struct rope_opts {
 #define POS_LIMIT ((int64_t)1 << 53)
 #define LIST_MOST ((uint64_t)1 << 22)
 
-/* --table's names: core's tables, then all of them */
-#define TABLE_ALL PE_ROPE_NTABLES
-static const char *const tables[] = { "cos", "sin", "inv-freq", "angles", "all", NULL };
+/* --table's names: core's first four tables, all of them, the query
+ * scale, the engines' caches (table_of: which core table each is) */
+enum { TABLE_ALL = 4, TABLE_ATTN = 5, TABLE_GGUF = 9 };
+static const char *const tables[] = { "cos", "sin", "inv-freq", "angles", "all", "attn-scale",
+				      "ort-cos", "ort-sin", "vllm-cache", "gguf-freqs", NULL };
+static const enum pe_rope_table table_of[] = {
+	PE_ROPE_COS, PE_ROPE_SIN, PE_ROPE_INV_FREQ, PE_ROPE_ANGLES, PE_ROPE_NTABLES,
+	PE_ROPE_NTABLES, PE_ROPE_ORT_COS, PE_ROPE_ORT_SIN, PE_ROPE_VLLM, PE_ROPE_GGUF_FREQS
+};
 /* --layout's names: half (0, the default) or interleaved (1) */
 static const char *const layouts[] = { "half", "interleaved", NULL };
 /* --torch-trig's names: Tensor.cos()/.sin() (0) or torch.polar (1) */
@@ -46,7 +53,13 @@ static const char *const trigs[] = { "tensor", "polar", NULL };
 
 static const struct pe_optdef rows[] = {
 	{ PE_HEADING("Rope (-d is the head dim):") },
-	{ PE_CHOICE("table", 0, "T", O(table), tables, "cos (default), sin, inv-freq, angles, all") },
+	{ PE_CHOICE("table", 0, "T", O(table), tables,
+		    "cos (default), sin, inv-freq, angles, all (cos, sin and\n"
+		    "inv-freq); attn-scale (--from-config: the query scale of\n"
+		    "Llama 4 or llama_4_scaling_beta, one value a position);\n"
+		    "engine caches: ort-cos, ort-sin (ONNX Runtime, N x R/2),\n"
+		    "vllm-cache (N x R, [cos|sin]), gguf-freqs (llama.cpp's\n"
+		    "rope_freqs for llama3, rope_factors_long/short for longrope)") },
 	{ PE_I64("offset", 0, "P", O(offset), -POS_LIMIT, POS_LIMIT,
 		 "first position, default 0; may be negative") },
 	{ PE_CHOICE("layout", 0, "L", O(layout), layouts,
@@ -111,6 +124,7 @@ struct rope_state {
 	uint64_t head_dim[PE_HF_MAX_TYPES];
 	char keys[PE_HF_MAX_TYPES][PE_HF_NAME_MAX];	/* the meta's keys for them */
 	const struct pe_hfrope *cur;	/* the type being built, for messages */
+	struct pe_qscale qscale;	/* --table attn-scale */
 };
 
 static void free_rope(void *p)
@@ -488,15 +502,26 @@ static int build_type(struct pe_gen *g, const struct rope_opts *o, struct rope_s
 		pe_msg_warn("%s: %s %g is not read by model_type %s's default RoPE: transformers rotates the whole head (%llu)",
 			    cfgpath, c->src[PE_HF_PARTIAL].key, c->partial_rotary_factor,
 			    st->cfg.model_type, (unsigned long long)p.rotary_dim);
-	for (k = 0; k < (table == TABLE_ALL ? 3u : 1u); k++) {
+	if (table == TABLE_GGUF && p.scaling != PE_ROPE_LLAMA3 && p.scaling != PE_ROPE_LONGROPE)
+		return pe_fail(err, PE_ERR_USAGE,
+			       "--table gguf-freqs: llama.cpp's converter writes rope_freqs for llama3 scaling and rope_factors_long/short for longrope; %s%s%s",
+			       p.scaling == PE_ROPE_NONE ? "this RoPE is not scaled: a GGUF file needs no such tensor"
+							 : "this RoPE's scaling is ",
+			       p.scaling == PE_ROPE_NONE ? "" : pe_rope_scaling_name(p.scaling),
+			       p.scaling == PE_ROPE_NONE ? ""
+							 : ", which a GGUF file describes by its metadata alone (rope.scaling.type, rope.scaling.factor, ...)");
+	for (k = 0; k < (table == TABLE_ALL ? 3u : table == TABLE_GGUF &&
+					p.scaling == PE_ROPE_LONGROPE ? 2u : 1u); k++) {
 		static const enum pe_rope_table all[] = { PE_ROPE_COS, PE_ROPE_SIN, PE_ROPE_INV_FREQ };
+		static const enum pe_rope_table longrope[] = { PE_ROPE_GGUF_LONG, PE_ROPE_GGUF_SHORT };
 		struct pe_tensor *ten = &g->tensor[g->nt];
 
 		if (g->nt == PE_GEN_MAX_TENSORS)
 			return pe_fail(err, PE_ERR_USAGE, "at most %d tensors in one result",
 				       PE_GEN_MAX_TENSORS);
-		if (pe_rope_tensor(r, table == TABLE_ALL ? all[k] : (enum pe_rope_table)table, ten,
-				   err) != 0)
+		if (pe_rope_tensor(r, table == TABLE_ALL ? all[k]
+				   : table == TABLE_GGUF && p.scaling == PE_ROPE_LONGROPE ? longrope[k]
+				   : table_of[table], ten, err) != 0)
 			return -1;
 		if (multi) {
 			char name[sizeof ten->name];
@@ -531,6 +556,113 @@ static void record_types(struct pe_gen *g, struct rope_state *st, int first, int
 	}
 }
 
+/* The rope options that say nothing about the query scale. */
+static const char *qscale_misfit(const struct pe_gen *g, const struct rope_opts *o)
+{
+	const struct pe_optdef *d;
+	size_t off;
+
+	for (d = rows; d->name || d->help; d++) {
+		off = d->off;
+		if (d->name && off != O(table) && off != O(offset) && off != O(from_config) &&
+		    off != O(layer) && off != O(layer_type) &&
+		    pe_gen_given(g, (const char *)o + off))
+			return d->name;
+	}
+	return pe_gen_given(g, &g->dim) ? "dim" : NULL;
+}
+
+/* --table attn-scale: the config's query scale (hfconfig.h), for the
+ * layers it applies to (Llama 4: its NoPE layers; llama_4_scaling_beta:
+ * all); --layer or --layer-type must name one of those. */
+static int build_qscale(struct pe_gen *g, const struct rope_opts *o, struct rope_state *st,
+			struct pe_error *err)
+{
+	const struct pe_hfconfig *c = &st->cfg;
+	struct pe_qscale_params qp;
+	struct pe_qscale *q;
+	char layers[256];
+	const char *w;
+	int llama4 = c->qscale == PE_HF_QSCALE_LLAMA4;
+	size_t k;
+
+	if (!o->from_config)
+		return pe_fail(err, PE_ERR_USAGE,
+			       "--table attn-scale needs --from-config: the query scale is a model's (Llama 4's attention temperature tuning, llama_4_scaling_beta of Ministral 3 and Mistral 4)");
+	if (c->qscale == PE_HF_QSCALE_NONE)
+		return pe_fail(err, PE_ERR_USAGE,
+			       "--table attn-scale: %s scales no query by its position%s (transformers does so for Llama 4's NoPE layers with attn_temperature_tuning, and for rope_parameters.llama_4_scaling_beta)",
+			       o->from_config,
+			       strcmp(c->model_type, "llama4_text") == 0 ? ": its attn_temperature_tuning is false" : "");
+	if ((w = qscale_misfit(g, o)))
+		return pe_fail(err, PE_ERR_USAGE, "--%s does not apply to --table attn-scale", w);
+	if (!llama4 && c->qL0 == 0)
+		return pe_fail(err, PE_ERR_DATA,
+			       "%s: %s needs %s (transformers divides the position by it)",
+			       o->from_config, c->rope[c->qbeta_type].src[PE_HF_LLAMA4_BETA].key,
+			       c->rope[c->qbeta_type].src[PE_HF_ORIGINAL_MAX].key);
+	if (llama4)
+		pe_hfconfig_layers_of(c, -1, layers, sizeof layers);
+	if (pe_gen_given(g, &o->layer)) {
+		int t = pe_hfconfig_layer(c, o->layer);
+
+		if (t == -2)
+			return pe_fail(err, PE_ERR_USAGE, "--layer %llu: %s describes %llu layers (0 to %llu)",
+				       (unsigned long long)o->layer, o->from_config,
+				       (unsigned long long)c->nlayers,
+				       (unsigned long long)(c->nlayers ? c->nlayers - 1 : 0));
+		if (llama4 && t != -1)
+			return pe_fail(err, PE_ERR_USAGE,
+				       "--layer %llu of %s applies RoPE: Llama 4 scales the queries of its NoPE layers only (%s)",
+				       (unsigned long long)o->layer, o->from_config, layers);
+	}
+	if (o->layer_type) {
+		for (k = 0; k < c->nlayers; k++)
+			if (strcmp(c->kinds[c->layer_kind[k]], o->layer_type) == 0 &&
+			    (!llama4 || c->layer_rope[k] == -1))
+				break;
+		if (k == c->nlayers && (c->nlayers || llama4))
+			return pe_fail(err, PE_ERR_USAGE, "--layer-type '%s': no layer of %s of that type scales its queries%s%s",
+				       o->layer_type, o->from_config, llama4 ? " (Llama 4: its NoPE layers " : "",
+				       llama4 ? layers : "");
+	}
+	q = &st->qscale;
+	memset(&qp, 0, sizeof qp);
+	qp.kind = llama4 ? PE_QSCALE_LLAMA4 : PE_QSCALE_BETA;
+	qp.positions = g->positions;
+	qp.offset = o->offset;
+	qp.scale = llama4 ? c->attn_scale : c->qbeta;
+	qp.divisor = llama4 ? c->floor_scale : (double)c->qL0;
+	qp.float32 = g->float32;
+	qp.torch = g->torch;
+	if (pe_qscale_init(q, &qp, err) != 0) {
+		pe_param_explain(err, g->args, NULL);
+		return -1;
+	}
+	if (pe_qscale_tensor(q, &g->tensor[0], err) != 0)
+		return -1;
+	g->nt = 1;
+	g->row_origin = o->offset;
+	g->xlabel = "position";
+	pe_meta_str(&g->meta, "kind", "rope");
+	pe_meta_str(&g->meta, "table", "attn-scale");
+	pe_meta_str(&g->meta, "config", o->from_config);
+	pe_meta_str(&g->meta, "query_scale", llama4 ? "llama4 attn_temperature_tuning"
+						      : "llama_4_scaling_beta");
+	pe_meta_str(&g->meta, "formula", llama4 ? "1 + attn_scale * log1p(floor((p + 1) / floor_scale))"
+						: "1 + beta * log(1 + floor(p / original_max_position_embeddings))");
+	pe_meta_num(&g->meta, llama4 ? "attn_scale" : "llama_4_scaling_beta", qp.scale);
+	pe_meta_num(&g->meta, llama4 ? "floor_scale" : "original_max_position_embeddings",
+		    qp.divisor);
+	pe_meta_str(&g->meta, "layers", llama4 ? layers : "all");
+	pe_meta_int(&g->meta, "positions", (int64_t)qp.positions);
+	pe_meta_int(&g->meta, "offset", qp.offset);
+	pe_meta_str(&g->meta, "precision", g->float32 ? "float32" : "exact");
+	if (g->float32)
+		pe_gen_torch_meta(&g->meta, &g->torch);
+	return 0;
+}
+
 static int build(struct pe_gen *g, void *opts, struct pe_error *err)
 {
 	struct rope_opts *o = opts;
@@ -561,13 +693,15 @@ static int build(struct pe_gen *g, void *opts, struct pe_error *err)
 	}
 	if (g->explain && pe_gen_given(g, &o->table))
 		return pe_fail(err, PE_ERR_USAGE, "--table does not apply to explain (it reports what every table holds)");
+	if (table == TABLE_ATTN)
+		return build_qscale(g, o, st, err);
 	if (choose_types(g, o, st, table == TABLE_ALL, &first, &last, err) != 0)
 		return -1;
 	st->first = first;
 	for (t = first; t <= last; t++)
 		if (build_type(g, o, st, t, last > first, &head_dim, &p, err) != 0)
 			return -1;
-	if (table == PE_ROPE_INV_FREQ)
+	if (table == PE_ROPE_INV_FREQ || table == TABLE_GGUF)
 		g->xlabel = "frequency";	/* rows are frequencies, not positions */
 	else
 		g->row_origin = p.offset;

@@ -20,7 +20,10 @@
  * gives the same attention.
  *
  * Slopes are computed in long double (exp2l) and biases as m * distance in
- * long double, rounded once to float32.
+ * long double, rounded once to float32.  The double fill (core/tensor.h,
+ * --dtype) gives each value correctly rounded to double: the slope as an
+ * exact 256-bit number (core/mp.h) times the distance, as core/angle.h
+ * rounds an angle p f.
  */
 #ifndef PE_ALIBI_H
 #define PE_ALIBI_H
@@ -43,9 +46,12 @@ struct pe_alibi_params {
 	int64_t head;		/* one head's N x N slice, or -1 for all */
 };
 
+struct pe_freq;
+
 struct pe_alibi {
 	struct pe_alibi_params p;
 	long double *slope;	/* H slopes */
+	struct pe_freq *exact;	/* the H slopes to 2^-158, as core/angle.h keeps them */
 };
 
 void pe_alibi_defaults(struct pe_alibi_params *p);

@@ -5,6 +5,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 
 /* libm's sin and cos assumed within 4 ulp: relative 2^-50 */
@@ -326,4 +327,263 @@ void pe_steps_row(const struct pe_steps *st, const struct pe_freq *anchor, int64
 			fc[k] = step_settle(&anchor[k], &st->freq[k], ts[k], tc[k], st->e[k],
 					    pos + (int64_t)b, sa[k], ca[k], att, 1);
 	}
+}
+
+/* ---- correctly rounded doubles (--dtype float64, and float16 and
+ * bfloat16 rounded from them) ---- */
+
+/* double-double arithmetic: hi + lo, |lo| <= ulp(hi) / 2 */
+struct dd {
+	double hi, lo;
+};
+
+static struct dd two_sum(double a, double b)
+{
+	struct dd r;
+	double v;
+
+	r.hi = a + b;
+	v = r.hi - a;
+	r.lo = (a - (r.hi - v)) + (b - v);
+	return r;
+}
+
+/* |a| >= |b| (or a = 0) */
+static struct dd fast_two_sum(double a, double b)
+{
+	struct dd r;
+
+	r.hi = a + b;
+	r.lo = b - (r.hi - a);
+	return r;
+}
+
+/* a + b, within 2^-104 of |a + b| (plus 2^-105 of |a| + |b| where they cancel) */
+static struct dd dd_add(struct dd a, struct dd b)
+{
+	struct dd s = two_sum(a.hi, b.hi), t = two_sum(a.lo, b.lo);
+
+	s.lo += t.hi;
+	s = fast_two_sum(s.hi, s.lo);
+	s.lo += t.lo;
+	return fast_two_sum(s.hi, s.lo);
+}
+
+static struct dd dd_add_d(struct dd a, double b)
+{
+	struct dd s = two_sum(a.hi, b);
+
+	s.lo += a.lo;
+	return fast_two_sum(s.hi, s.lo);
+}
+
+/* a b, within 2^-103 of |a b| */
+static struct dd dd_mul(struct dd a, struct dd b)
+{
+	struct dd p;
+
+	pe_two_product(a.hi, b.hi, &p.hi, &p.lo);
+	p.lo += a.hi * b.lo + a.lo * b.hi;
+	return fast_two_sum(p.hi, p.lo);
+}
+
+static struct dd dd_mul_d(struct dd a, double b)
+{
+	struct dd p;
+
+	pe_two_product(a.hi, b, &p.hi, &p.lo);
+	p.lo += a.lo * b;
+	return fast_two_sum(p.hi, p.lo);
+}
+
+/*
+ * The series of sin r / r and cos r in z = r^2 for |r| <= 0.93 (the
+ * reduction's remainder, pi/4 widened by the rounding of k below): terms
+ * (-1)^n z^n / (2n+1)! and / (2n)!, n <= 14, the first left out below
+ * 2^-105; coefficients and pi/2 as double-doubles from 256-bit values.
+ */
+#define SERIES 15
+
+static struct {
+	pthread_once_t once;
+	struct dd s[SERIES], c[SERIES];
+	double pio2[3];
+} k64 = { PTHREAD_ONCE_INIT, { { 0, 0 } }, { { 0, 0 } }, { 0, 0, 0 } };
+
+static void k64_init(void)
+{
+	struct pe_mp f, one;
+	double mid;
+	unsigned n;
+
+	pe_mp_set_d(&one, 1.0);
+	f = one;	/* 1 / n! */
+	for (n = 0; n < 2 * SERIES; n++) {
+		if (n)
+			pe_mp_div_u(&f, &f, n);
+		if (n % 2 == 0)
+			pe_mp_to_td(&f, &k64.c[n / 2].hi, &k64.c[n / 2].lo, &mid);
+		else
+			pe_mp_to_td(&f, &k64.s[n / 2].hi, &k64.s[n / 2].lo, &mid);
+	}
+	for (n = 1; n < SERIES; n += 2) {
+		k64.s[n].hi = -k64.s[n].hi;
+		k64.s[n].lo = -k64.s[n].lo;
+		k64.c[n].hi = -k64.c[n].hi;
+		k64.c[n].lo = -k64.c[n].lo;
+	}
+	pe_mp_pi(&f);
+	pe_mp_mul_2exp(&f, &f, -1);
+	pe_mp_to_td(&f, &k64.pio2[0], &k64.pio2[1], &k64.pio2[2]);
+	(void)one;
+}
+
+/* r = x - k pi/2 for x = xh + xl, k = rint(2 xh / pi); its quadrant k mod 4.
+ * Within 2^-160 |x| (pi/2's triple) + 2^-102 of x - k pi/2: xh - k P1 is
+ * exact (two_product, two_sum) and the small terms are added in
+ * double-double to a sum below 1. */
+static struct dd reduce(double xh, double xl, int *quadrant)
+{
+	double kd = rint(xh * 0.63661977236758134308), h, l;
+	struct dd r;
+
+	*quadrant = (int)((int64_t)kd & 3);
+	pe_two_product(kd, k64.pio2[0], &h, &l);
+	r = two_sum(xh, -h);
+	r = dd_add_d(r, xl);
+	r = dd_add_d(r, -l);
+	pe_two_product(kd, k64.pio2[1], &h, &l);
+	r = dd_add_d(r, -h);
+	r = dd_add_d(r, -l);
+	return dd_add_d(r, -kd * k64.pio2[2]);
+}
+
+/* sin r or cos r by Horner's rule in double-double, within 2^-99 */
+static struct dd series(struct dd r, int want_cos)
+{
+	const struct dd *c = want_cos ? k64.c : k64.s;
+	struct dd z = dd_mul(r, r), acc = c[SERIES - 1];
+	int n;
+
+	for (n = SERIES - 2; n >= 0; n--)
+		acc = dd_add(dd_mul(acc, z), c[n]);
+	return want_cos ? acc : dd_mul(acc, r);
+}
+
+/* v rounded to double when v - err and v + err round alike (then so does
+ * the exact value, within err of v); else v's own rounding, the best 256
+ * bits can do (see mp_round_f32) */
+static double mp_round_d(const struct pe_mp *v, double err)
+{
+	struct pe_mp e, lo, hi, w;
+	double a, b;
+
+	pe_mp_set_d(&e, err);
+	w = *v;
+	w.sign = w.sign != 0;
+	pe_mp_mul_2exp(&w, &w, -240);
+	pe_mp_add(&e, &e, &w);
+	pe_mp_sub(&lo, v, &e);
+	pe_mp_add(&hi, v, &e);
+	a = pe_mp_to_d(&lo);
+	b = pe_mp_to_d(&hi);
+	if (memcmp(&a, &b, sizeof a) == 0)
+		return a;
+	return pe_mp_to_d(v);
+}
+
+/*
+ * The 256-bit route, as pe_sincos_pf_f32's.  scale cos of an angle below
+ * 2^-100 is scale (1 - something below 2^-200), which rounds to scale: a
+ * double's neighbours are far further.  sin of such an angle a is
+ * a (1 - below 2^-200): its rounding is that of a itself (scale a), as
+ * a cannot be a rounding boundary of double at that distance unless it
+ * is one exactly, which 256 bits cannot tell either.
+ */
+static double sincos_mp64(const struct pe_freq *fr, int64_t p, int want_cos, double scale)
+{
+	struct pe_mp a, s, c, k;
+
+	mp_angle(fr, p, &a);
+	pe_mp_set_d(&k, scale);
+	if (a.sign == 0 || a.exp < -100) {
+		if (want_cos)
+			return scale;
+		pe_mp_mul(&a, &a, &k);
+		return pe_mp_to_d(&a);
+	}
+	pe_mp_sincos(&a, &s, &c);
+	pe_mp_mul(&a, want_cos ? &c : &s, &k);
+	return mp_round_d(&a, scale * (fabs((double)p) * fr->f * 0x1p-150 + 0x1p-190));
+}
+
+/*
+ * pe_sincos_pf_f64.  The angle x = p (f + r + r2) in double-double: p f
+ * = a + e exactly (two_product), e + p r rounded, p r2 left out: within
+ * 2^-103.9 |p f|.  Reduced by pi/2 (reduce), the series (within 2^-99 for
+ * a value of at most 1), the quadrant's sign and function, times scale in
+ * double-double (2^-103 of the product): the double-double y is within
+ * E = scale (2^-97 + 2^-103 |p f|) + 2^-103 |y| of the exact value.  If
+ * yh + (yl -+ E') round to the same double, with E' covering the rounding
+ * of yl -+ E', so does every value between, the exact one too; otherwise
+ * (about one value in 2^-29 |p f|, near a rounding boundary or zero) the
+ * 256-bit route decides.  Angles beyond 2^50 take the 256-bit route.
+ */
+double pe_sincos_pf_f64(const struct pe_freq *fr, int64_t p, int want_cos, double scale)
+{
+	double pd = (double)p, a, e, amax, E, lo, hi;
+	struct dd x, r, v;
+	int q, fn, neg;
+
+	if (p == 0)
+		return want_cos ? scale : 0.0;
+	if (fr->tiny || !isfinite(fr->f))
+		return sincos_mp64(fr, p, want_cos, scale);
+	pthread_once(&k64.once, k64_init);
+	pe_two_product(pd, fr->f, &a, &e);
+	amax = fabs(a);
+	if (!(amax <= 0x1p50))
+		return sincos_mp64(fr, p, want_cos, scale);
+	x = fast_two_sum(a, e + pd * fr->r);
+	r = reduce(x.hi, x.lo, &q);
+	/* sin(r + q pi/2) is sin, cos, -sin, -cos of r; cos(...) is cos,
+	 * -sin, -cos, sin */
+	fn = want_cos ? !(q & 1) : (q & 1);
+	neg = want_cos ? (q == 1 || q == 2) : (q >= 2);
+	v = series(r, fn);
+	if (neg) {
+		v.hi = -v.hi;
+		v.lo = -v.lo;
+	}
+	v = dd_mul_d(v, scale);
+	E = scale * (0x1p-97 + 0x1p-103 * amax) + 0x1p-103 * fabs(v.hi);
+	E = (E + 0x1p-105 * fabs(v.hi)) * (1 + 0x1p-50) + 0x1p-1074;
+	lo = v.hi + (v.lo - E);
+	hi = v.hi + (v.lo + E);
+	if (memcmp(&lo, &hi, sizeof lo) == 0)
+		return lo;
+	return sincos_mp64(fr, p, want_cos, scale);
+}
+
+/* p (f + r + r2) correctly rounded to double: a + (e + p r), within
+ * 2^-103.9 |p f| (see above), settled as pe_sincos_pf_f64 settles its
+ * values; else in 256 bits */
+double pe_angle_pf_f64(const struct pe_freq *fr, int64_t p)
+{
+	double pd = (double)p, a, e, l, E, lo, hi;
+	struct pe_mp m;
+
+	if (p == 0)
+		return 0.0;
+	if (!fr->tiny && isfinite(fr->f)) {
+		pe_two_product(pd, fr->f, &a, &e);
+		l = e + pd * fr->r;
+		E = fabs(a) * 0x1p-102 + 0x1p-1074;
+		lo = a + (l - E);
+		hi = a + (l + E);
+		if (memcmp(&lo, &hi, sizeof lo) == 0)
+			return lo;
+	}
+	mp_angle(fr, p, &m);
+	return mp_round_d(&m, fabs(pd) * fr->f * 0x1p-150);
 }

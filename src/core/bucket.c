@@ -382,7 +382,10 @@ int pe_bucket_bias(struct pe_bucket *b, const struct pe_bucket_params *p, uint64
 		shape[1] = shape[2] = b->n;
 		ndim = 3;
 	}
-	return pe_tensor_init(t, "bucket_bias", PE_F32, fill_bias, b, 1, ndim, shape, err);
+	if (pe_tensor_init(t, "bucket_bias", PE_F32, fill_bias, b, 1, ndim, shape, err) != 0)
+		return -1;
+	t->f32_exact = 1;	/* a gather of the float32 table read */
+	return 0;
 }
 
 void pe_bucket_free(struct pe_bucket *b)

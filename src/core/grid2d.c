@@ -109,11 +109,16 @@ void pe_grid2d_free(struct pe_grid2d *g)
 	g->axis = NULL;
 }
 
+static int fill64(const void *ctx, uint64_t r0, size_t nrows, void *out, struct pe_error *err);
+
 int pe_grid2d_tensor(const struct pe_grid2d *g, struct pe_tensor *t, struct pe_error *err)
 {
 	uint64_t shape[2] = { g->rows, g->p.dim };
 
-	return pe_tensor_init(t, "sincos2d", PE_F32, pe_grid2d_fill, g, 1, 2, shape, err);
+	if (pe_tensor_init(t, "sincos2d", PE_F32, pe_grid2d_fill, g, 1, 2, shape, err) != 0)
+		return -1;
+	t->fill64 = fill64;
+	return 0;
 }
 
 int pe_grid2d_fill(const void *ctx, uint64_t r0, size_t nrows, void *out, struct pe_error *err)
@@ -172,6 +177,42 @@ int pe_grid2d_fill(const void *ctx, uint64_t r0, size_t nrows, void *out, struct
 				o[2 * q + k] = v[1];
 				o[3 * q + k] = v[3];
 			}
+		}
+	}
+	return 0;
+}
+
+/* The values correctly rounded to double (core/angle.h), laid out as
+ * pe_grid2d_fill lays them out. */
+static int fill64(const void *ctx, uint64_t r0, size_t nrows, void *out, struct pe_error *err)
+{
+	const struct pe_grid2d *g = ctx;
+	size_t q = g->nfreq, dim = (size_t)g->p.dim, i, k;
+	int mae = g->p.preset == PE_GRID2D_MAE;
+	uint64_t tok;
+	int64_t first, second;
+	double *o;
+
+	(void)err;
+	for (i = 0; i < nrows; i++) {
+		o = (double *)out + i * dim;
+		tok = r0 + i;
+		if (g->p.cls_token) {
+			if (tok == 0) {
+				memset(o, 0, dim * sizeof *o);
+				continue;
+			}
+			tok--;
+		}
+		first = (int64_t)(mae ? tok % g->p.width : tok / g->p.width);
+		second = (int64_t)(mae ? tok / g->p.width : tok % g->p.width);
+		for (k = 0; k < q; k++) {
+			const struct pe_freq *fr = &g->freq[k];
+
+			o[k] = pe_sincos_pf_f64(fr, first, 0, 1.0);
+			o[(mae ? 1 : 2) * q + k] = pe_sincos_pf_f64(fr, first, 1, 1.0);
+			o[(mae ? 2 : 1) * q + k] = pe_sincos_pf_f64(fr, second, 0, 1.0);
+			o[3 * q + k] = pe_sincos_pf_f64(fr, second, 1, 1.0);
 		}
 	}
 	return 0;

@@ -109,47 +109,62 @@ int pe_learned_init(struct pe_learned *l, struct pe_error *err)
 	return 0;
 }
 
+static int fill64(const void *ctx, uint64_t r0, size_t nrows, void *out, struct pe_error *err);
+
 int pe_learned_tensor(const struct pe_learned *l, struct pe_tensor *t, struct pe_error *err)
 {
 	uint64_t shape[2] = { l->rows, l->dim };
 
-	return pe_tensor_init(t, "learned", PE_F32, pe_learned_fill, l, 1, 2, shape, err);
+	if (pe_tensor_init(t, "learned", PE_F32, pe_learned_fill, l, 1, 2, shape, err) != 0)
+		return -1;
+	t->fill64 = fill64;	/* the doubles each float32 is rounded from */
+	return 0;
+}
+
+/* Rows [r0, r0 + nrows) as float (wide 0) or as the doubles they are
+ * rounded from (wide 1). */
+static void fill_rows(const struct pe_learned *l, uint64_t r0, size_t nrows, void *out, int wide)
+{
+	size_t dim = (size_t)l->dim, r, c, m, i;
+	uint64_t ri;
+	double a = sqrt(3.0) * l->std, z[PE_RNG_RUN], v;
+
+	for (r = 0; r < nrows; r++) {
+		ri = r0 + r;
+		if (l->padding_idx >= 0 && ri == (uint64_t)l->padding_idx) {
+			memset((char *)out + r * dim * (wide ? 8 : 4), 0, dim * (wide ? 8 : 4));
+			continue;
+		}
+		for (c = 0; c < dim; c += m) {
+			m = dim - c < PE_RNG_RUN ? dim - c : PE_RNG_RUN;
+			/* normal, trunc-normal: a run of columns at a time (core/rng.h) */
+			if (l->init == PE_INIT_UNIFORM)
+				pe_rng_uniform_run(l->seed, ri, (uint32_t)c, m, z);
+			else
+				pe_rng_normal_run(l->seed, ri, (uint32_t)c, m,
+						  l->init == PE_INIT_TRUNC_NORMAL ? 2.0 : 0.0, z);
+			for (i = 0; i < m; i++) {
+				v = l->init == PE_INIT_UNIFORM ? (2.0 * z[i] - 1.0) * a : l->std * z[i];
+				if (wide)
+					((double *)out)[r * dim + c + i] = v;
+				else
+					((float *)out)[r * dim + c + i] = (float)v;
+			}
+		}
+	}
 }
 
 int pe_learned_fill(const void *ctx, uint64_t r0, size_t nrows, void *out,
 		    struct pe_error *err)
 {
-	const struct pe_learned *l = ctx;
-	size_t dim = (size_t)l->dim, r, c, m;
-	float *row;
-	uint64_t ri;
-	double a = sqrt(3.0) * l->std, z[PE_RNG_RUN];
-
 	(void)err;
-	for (r = 0; r < nrows; r++) {
-		ri = r0 + r;
-		row = (float *)out + r * dim;
-		if (l->padding_idx >= 0 && ri == (uint64_t)l->padding_idx) {
-			memset(row, 0, dim * sizeof *row);
-			continue;
-		}
-		if (l->init == PE_INIT_UNIFORM) {
-			for (c = 0; c < dim; c += m) {
-				m = dim - c < PE_RNG_RUN ? dim - c : PE_RNG_RUN;
-				pe_rng_uniform_run(l->seed, ri, (uint32_t)c, m, z);
-				for (size_t i = 0; i < m; i++)
-					row[c + i] = (float)((2.0 * z[i] - 1.0) * a);
-			}
-			continue;
-		}
-		/* normal, trunc-normal: a run of columns at a time (core/rng.h) */
-		for (c = 0; c < dim; c += m) {
-			m = dim - c < PE_RNG_RUN ? dim - c : PE_RNG_RUN;
-			pe_rng_normal_run(l->seed, ri, (uint32_t)c, m,
-					  l->init == PE_INIT_TRUNC_NORMAL ? 2.0 : 0.0, z);
-			for (size_t i = 0; i < m; i++)
-				row[c + i] = (float)(l->std * z[i]);
-		}
-	}
+	fill_rows(ctx, r0, nrows, out, 0);
+	return 0;
+}
+
+static int fill64(const void *ctx, uint64_t r0, size_t nrows, void *out, struct pe_error *err)
+{
+	(void)err;
+	fill_rows(ctx, r0, nrows, out, 1);
 	return 0;
 }

@@ -13,8 +13,10 @@ const char *const pe_rope_scaling_names[] = { "none", "linear", "dynamic", "yarn
 					     "longrope", "proportional", NULL };
 const char *const pe_rope_region_names[] = { "kept", "ramped", "interpolated", "rescaled",
 					     "short", "long", "unrotated" };
-static const char *const table_names[] = { "rope_cos", "rope_sin", "rope_inv_freq",
-					   "rope_angles" };
+static const char *const table_names[] = {
+	"rope_cos", "rope_sin", "rope_inv_freq", "rope_angles", "cos_cache", "sin_cache",
+	"cos_sin_cache", "rope_freqs.weight", "rope_factors_long.weight", "rope_factors_short.weight"
+};
 
 const char *pe_rope_scaling_name(enum pe_rope_scaling s)
 {
@@ -201,6 +203,44 @@ static int check_params(const struct pe_rope_params *p, struct pe_error *err)
 }
 
 /*
+ * llama.cpp's rope_freqs value j from x = L0 inv0_j, th = 2 pi high and
+ * tl = 2 pi low (lambda < L0 / high is th < x): 1, factor, or the blend's
+ * 1 / ((1 - s) / f + s), s = (x / 2 pi - low) / (high - low), tested in the
+ * converter's order (high first); exact, rounded to float32 and double.
+ */
+static void llama3_divisor(struct pe_rope *r, size_t j, const struct pe_mp *x,
+			   const struct pe_mp *th, const struct pe_mp *tl, const struct pe_mp *f,
+			   const struct pe_mp *rf)
+{
+	const struct pe_rope_params *p = &r->p;
+	struct pe_mp s, t, one;
+
+	if (pe_mp_cmp(th, x) < 0) {
+		r->div64[j] = 1.0;
+	} else if (pe_mp_cmp(tl, x) > 0) {
+		r->div64[j] = p->factor;
+	} else {
+		pe_mp_set_d(&one, 1.0);
+		pe_mp_div(&s, x, th);			/* x / (2 pi high) ... */
+		pe_mp_set_d(&t, p->high_freq_factor);
+		pe_mp_mul(&s, &s, &t);			/* ... times high = x / 2 pi */
+		pe_mp_set_d(&t, p->low_freq_factor);
+		pe_mp_sub(&s, &s, &t);
+		pe_mp_set_d(&t, p->high_freq_factor - p->low_freq_factor);
+		pe_mp_div(&s, &s, &t);
+		pe_mp_sub(&t, &one, &s);
+		pe_mp_mul(&t, &t, rf);
+		pe_mp_add(&t, &t, &s);
+		pe_mp_div(&t, &one, &t);
+		r->div64[j] = pe_mp_to_d(&t);
+		r->div32[j] = pe_mp_to_f32(&t);
+		(void)f;
+		return;
+	}
+	r->div32[j] = (float)r->div64[j];
+}
+
+/*
  * The exact inv_j as the real numbers of the formulas in rope.h, in
  * 256-bit arithmetic (core/mp.h): inv0_j = q^j with q = base^(-2/R), each
  * scaling applied to it exactly.  Prepares r->freq (and in exact mode the
@@ -290,6 +330,7 @@ static void compute_exact(struct pe_rope *r, int bits)
 			pe_mp_mul(&x, &x, &inv0);
 			pe_mp_mul(&t, &twopi, &hi);
 			pe_mp_mul(&u, &twopi, &lo);
+			llama3_divisor(r, j, &x, &t, &u, &f, &rf);
 			if (pe_mp_cmp(&u, &x) > 0) {	/* transformers' order */
 				pe_mp_mul(&inv, &inv0, &rf);
 				reg[j] = PE_REGION_INTERPOLATED;
@@ -372,6 +413,10 @@ static void compute_float32(struct pe_rope *r, float *pw)
 				   (float)(p->high_freq_factor - p->low_freq_factor));
 			smoothed = f_add(f_div(f_mul(f_sub(1.0f, sm), llama), f), f_mul(sm, llama));
 			inv = (!(wl < highwl) && !(wl > lowwl)) ? smoothed : llama;
+			/* llama.cpp's converter: the same wavelength and s, then
+			 * 1 / ((1 - s) / factor + s), high tested first */
+			r->div32[j] = wl < highwl ? 1.0f : wl > lowwl ? f
+				    : f_recip(f_add(f_div(f_sub(1.0f, sm), f), sm));
 			break;
 		case PE_ROPE_LONGROPE:
 		default:
@@ -455,6 +500,12 @@ int pe_rope_init(struct pe_rope *r, const struct pe_rope_params *p, struct pe_er
 	r->region = malloc(r->nfreq);
 	if (!r->inv32 || !r->freq || !r->region)
 		return pe_fail(err, PE_ERR_NOMEM, "out of memory");
+	if (q->scaling == PE_ROPE_LLAMA3) {
+		r->div32 = malloc(r->nfreq * sizeof *r->div32);
+		r->div64 = malloc(r->nfreq * sizeof *r->div64);
+		if (!r->div32 || !r->div64)
+			return pe_fail(err, PE_ERR_NOMEM, "out of memory");
+	}
 	/* the step table: 2 PE_STEP doubles per frequency, 32 MiB at most */
 	if (q->precision == PE_ROPE_EXACT && r->nfreq <= ((size_t)1 << 15) &&
 	    pe_steps_alloc(&r->steps, r->nfreq) != 0)
@@ -502,6 +553,10 @@ void pe_rope_free(struct pe_rope *r)
 {
 	free(r->inv32);
 	free(r->freq);
+	free(r->div32);
+	free(r->div64);
+	r->div32 = NULL;
+	r->div64 = NULL;
 	free(r->region);
 	pe_steps_free(&r->steps);
 	r->inv32 = NULL;
@@ -511,16 +566,44 @@ void pe_rope_free(struct pe_rope *r)
 
 static int pe_rope_fill(const void *ctx, uint64_t r0, size_t nrows, void *out,
 			struct pe_error *err);
+static int pe_rope_fill64(const void *ctx, uint64_t r0, size_t nrows, void *out,
+			  struct pe_error *err);
 
 int pe_rope_tensor(struct pe_rope *r, enum pe_rope_table table, struct pe_tensor *t,
 		   struct pe_error *err)
 {
 	uint64_t shape[2] = { r->p.positions, r->p.rotary_dim };
+	int ndim = 2;
 
-	if (table == PE_ROPE_INV_FREQ)
+	switch (table) {
+	case PE_ROPE_INV_FREQ:
+	case PE_ROPE_GGUF_FREQS:
+	case PE_ROPE_GGUF_LONG:
+	case PE_ROPE_GGUF_SHORT:
 		shape[0] = r->nfreq;
-	return pe_tensor_init(t, table_names[table], PE_F32, pe_rope_fill, &r->view[table], 1,
-			      table == PE_ROPE_INV_FREQ ? 1 : 2, shape, err);
+		ndim = 1;
+		break;
+	case PE_ROPE_ORT_COS:
+	case PE_ROPE_ORT_SIN:
+		shape[1] = r->nfreq;
+		break;
+	default:
+		break;
+	}
+	if (table == PE_ROPE_GGUF_FREQS && r->p.scaling != PE_ROPE_LLAMA3)
+		return pe_fail(err, PE_ERR_PARAM, "rope_freqs is llama3 scaling's, not %s's",
+			       pe_rope_scaling_names[r->p.scaling]);
+	if ((table == PE_ROPE_GGUF_LONG || table == PE_ROPE_GGUF_SHORT) &&
+	    r->p.scaling != PE_ROPE_LONGROPE)
+		return pe_fail(err, PE_ERR_PARAM, "rope_factors_long/short are longrope's, not %s's",
+			       pe_rope_scaling_names[r->p.scaling]);
+	if (pe_tensor_init(t, table_names[table], PE_F32, pe_rope_fill, &r->view[table], 1, ndim,
+			   shape, err) != 0)
+		return -1;
+	/* float32: the emulated values are the result */
+	t->f32_exact = r->p.precision == PE_ROPE_FLOAT32;
+	t->fill64 = t->f32_exact ? NULL : pe_rope_fill64;
+	return 0;
 }
 
 /* put value v of frequency j into both of its columns */
@@ -627,6 +710,53 @@ static int fill_f32(const struct pe_rope_view *v, uint64_t r0, size_t nrows, flo
 	return 0;
 }
 
+/* The engines' caches (cos_cache, sin_cache, cos_sin_cache): the cos
+ * (and sin) table's rows of the block, then frequency j's column of each,
+ * j in the half layout, 2 j interleaved; in float or double. */
+static int fill_cache(const struct pe_rope_view *v, uint64_t r0, size_t nrows, void *out,
+		      int wide, struct pe_error *err)
+{
+	const struct pe_rope *r = v->rope;
+	size_t n = r->nfreq, R = (size_t)r->p.rotary_dim, w = wide ? 8 : 4, i, j, k;
+	size_t W = v->table == PE_ROPE_VLLM ? R : n, step = r->p.layout == PE_LAYOUT_INTERLEAVED ? 2 : 1;
+	enum pe_rope_table part[2] = { v->table == PE_ROPE_ORT_SIN ? PE_ROPE_SIN : PE_ROPE_COS,
+				       PE_ROPE_SIN };
+	unsigned char *buf = malloc(nrows * R * w), *o = out;
+	int rc = 0;
+
+	if (!buf)
+		return pe_fail(err, PE_ERR_NOMEM, "out of memory");
+	for (k = 0; k < (v->table == PE_ROPE_VLLM ? 2u : 1u) && rc == 0; k++) {
+		rc = (wide ? pe_rope_fill64 : pe_rope_fill)(&r->view[part[k]], r0, nrows, buf, err);
+		for (i = 0; i < nrows && rc == 0; i++)
+			for (j = 0; j < n; j++)
+				memcpy(o + (i * W + k * n + j) * w, buf + (i * R + j * step) * w, w);
+	}
+	free(buf);
+	return rc;
+}
+
+/* rope_freqs.weight and rope_factors_*.weight, values r0 .. r0 + n - 1 */
+static void fill_gguf(const struct pe_rope_view *v, uint64_t r0, size_t nrows, void *out, int wide)
+{
+	const struct pe_rope *r = v->rope;
+	const double *list = v->table == PE_ROPE_GGUF_LONG ? r->p.long_factor : r->p.short_factor;
+	size_t i;
+
+	for (i = 0; i < nrows; i++) {
+		if (v->table == PE_ROPE_GGUF_FREQS) {
+			if (wide)
+				((double *)out)[i] = r->div64[r0 + i];
+			else
+				((float *)out)[i] = r->div32[r0 + i];
+		} else if (wide) {
+			((double *)out)[i] = list[r0 + i];
+		} else {
+			((float *)out)[i] = (float)list[r0 + i];	/* torch.tensor(list, float32) */
+		}
+	}
+}
+
 static int pe_rope_fill(const void *ctx, uint64_t r0, size_t nrows, void *out, struct pe_error *err)
 {
 	const struct pe_rope_view *v = ctx;
@@ -644,6 +774,12 @@ static int pe_rope_fill(const void *ctx, uint64_t r0, size_t nrows, void *out, s
 			((float *)out)[i] = r->inv32[r0 + i];
 		return 0;
 	}
+	if (v->table >= PE_ROPE_GGUF_FREQS) {
+		fill_gguf(v, r0, nrows, out, 0);
+		return 0;
+	}
+	if (v->table >= PE_ROPE_ORT_COS)
+		return fill_cache(v, r0, nrows, out, 0, err);
 	if (r->steps.t && (v->table == PE_ROPE_COS || v->table == PE_ROPE_SIN))
 		return fill_steps(v, r0, nrows, out, err);
 	if (f32 && v->table != PE_ROPE_ANGLES)
@@ -670,6 +806,52 @@ static int pe_rope_fill(const void *ctx, uint64_t r0, size_t nrows, void *out, s
 				val = pe_sincos_pf_f32(&r->freq[j], pos, want_cos, r->attention);
 			put(row, j, n, layout, val);
 		}
+	}
+	return 0;
+}
+
+/* put value v of frequency j into both of its columns (double) */
+static void put64(double *row, size_t j, size_t half, enum pe_layout layout, double v)
+{
+	if (layout != PE_LAYOUT_INTERLEAVED) {
+		row[j] = v;
+		row[j + half] = v;
+	} else {
+		row[2 * j] = v;
+		row[2 * j + 1] = v;
+	}
+}
+
+/* The exact tables' values correctly rounded to double (rope.h). */
+static int pe_rope_fill64(const void *ctx, uint64_t r0, size_t nrows, void *out,
+			  struct pe_error *err)
+{
+	const struct pe_rope_view *v = ctx;
+	const struct pe_rope *r = v->rope;
+	size_t n = r->nfreq, R = (size_t)r->p.rotary_dim, i, j;
+	double *row;
+	int64_t pos;
+
+	if (v->table == PE_ROPE_INV_FREQ) {
+		for (i = 0; i < nrows; i++)
+			((double *)out)[i] = r->freq[r0 + i].f;	/* the nearest double */
+		return 0;
+	}
+	if (v->table >= PE_ROPE_GGUF_FREQS) {
+		fill_gguf(v, r0, nrows, out, 1);
+		return 0;
+	}
+	if (v->table >= PE_ROPE_ORT_COS)
+		return fill_cache(v, r0, nrows, out, 1, err);
+	for (i = 0; i < nrows; i++) {
+		row = (double *)out + i * R;
+		pos = r->p.offset + (int64_t)(r0 + i);
+		for (j = 0; j < n; j++)
+			put64(row, j, n, r->p.layout,
+			      v->table == PE_ROPE_ANGLES
+				      ? pe_angle_pf_f64(&r->freq[j], pos)
+				      : pe_sincos_pf_f64(&r->freq[j], pos, v->table == PE_ROPE_COS,
+							 r->attention));
 	}
 	return 0;
 }

@@ -39,6 +39,25 @@
  *             interleaved in columns 2j and 2j+1 (GPT-J / RoFormer pairs)
  *   angles    n x R, p * inv_j in the same layout, without the attention factor
  *   inv_freq  R/2 values (a 1-D tensor)
+ * and the caches engines hold, laid out as each engine reads them, each
+ * value the same as the cos or sin table's (E.1-E.3 of the 2026 notes):
+ *   cos_cache, sin_cache  n x R/2: frequency j in column j (ONNX Runtime's
+ *             com.microsoft.RotaryEmbedding inputs, [max_seq, rotary_dim/2])
+ *   cos_sin_cache  n x R: cos of frequency j in column j, its sin in column
+ *             R/2 + j (vLLM's RotaryEmbedding buffer)
+ *   rope_freqs.weight  R/2 values: what llama.cpp's convert_hf_to_gguf.py
+ *             writes for llama3 scaling, the divisor of each pair's angle:
+ *             1 where lambda < L0/high_freq_factor, factor where lambda >
+ *             L0/low_freq_factor (the converter tests them in that order),
+ *             else 1/((1 - s)/factor + s); float32: the converter's torch
+ *             steps on the default inv_freq of the rotary width
+ *   rope_factors_long.weight, rope_factors_short.weight  R/2 values: the
+ *             longrope lists as stored (float32 of each number)
+ *
+ * The double fill (core/tensor.h: fill64) gives every exact table's values
+ * correctly rounded to double (core/angle.h's pe_sincos_pf_f64,
+ * pe_angle_pf_f64; inv_freq and the divisors from 256 bits); float32 mode
+ * is f32_exact.
  *
  * Precision.  PE_ROPE_EXACT: every inv_j the real number of the formula,
  * computed in 256-bit arithmetic (core/mp.h); cos/sin tables hold the
@@ -78,7 +97,11 @@ enum pe_rope_scaling {
 	PE_ROPE_NONE, PE_ROPE_LINEAR, PE_ROPE_DYNAMIC, PE_ROPE_YARN, PE_ROPE_LLAMA3,
 	PE_ROPE_LONGROPE, PE_ROPE_PROPORTIONAL
 };
-enum pe_rope_table { PE_ROPE_COS, PE_ROPE_SIN, PE_ROPE_INV_FREQ, PE_ROPE_ANGLES, PE_ROPE_NTABLES };
+enum pe_rope_table {
+	PE_ROPE_COS, PE_ROPE_SIN, PE_ROPE_INV_FREQ, PE_ROPE_ANGLES,
+	PE_ROPE_ORT_COS, PE_ROPE_ORT_SIN, PE_ROPE_VLLM,
+	PE_ROPE_GGUF_FREQS, PE_ROPE_GGUF_LONG, PE_ROPE_GGUF_SHORT, PE_ROPE_NTABLES
+};
 enum pe_rope_precision { PE_ROPE_EXACT, PE_ROPE_FLOAT32 };
 
 /*
@@ -151,6 +174,8 @@ struct pe_rope {
 					 * the forward's float32 base) */
 	float dynamic_theta32;		/* dynamic, float32: the base torch.pow takes */
 	double yarn_low, yarn_high;	/* yarn: the correction range used */
+	float *div32;			/* llama3: llama.cpp's rope_freqs, float32 */
+	double *div64;			/* and correctly rounded to double (exact mode) */
 	int use_long;			/* longrope: long factors chosen */
 	int llama3_unordered;		/* llama3: high_freq_factor <= low_freq_factor, which
 					 * transformers computes with a warning */
@@ -177,7 +202,9 @@ int pe_rope_init(struct pe_rope *r, const struct pe_rope_params *p, struct pe_er
 void pe_rope_free(struct pe_rope *r);
 
 /* A tensor reading one table of r: names rope_cos, rope_sin, rope_inv_freq,
- * rope_angles; parallel. */
+ * rope_angles and the engines' names above; parallel.  The gguf tables
+ * are for llama3 (FREQS) and longrope (LONG, SHORT) only: PE_ERR_PARAM
+ * otherwise. */
 int pe_rope_tensor(struct pe_rope *r, enum pe_rope_table table, struct pe_tensor *t,
 		   struct pe_error *err);
 

@@ -629,6 +629,9 @@ int pe_similarity_tensor(struct pe_similarity *s, struct pe_tensor *t, struct pe
 	 * by it, and exact's GEMM calls keep all of a block's rows */
 	t->block_rows = s->block * (size_t)(s->p.threads > 1 ? s->p.threads : 1);
 	t->slice_grain = s->block;
+	/* float32: the pipeline's values are the result; exact: roundings of
+	 * values not kept, which --dtype cannot round again */
+	t->f32_exact = s->p.precision == PE_SIM_FLOAT32;
 	return 0;
 }
 

@@ -196,12 +196,19 @@ void pe_sinusoidal_free(struct pe_sinusoidal *s)
 	s->div32 = NULL;
 }
 
+static int fill64(const void *ctx, uint64_t r0, size_t nrows, void *out, struct pe_error *err);
+
 int pe_sinusoidal_tensor(const struct pe_sinusoidal *s, struct pe_tensor *t,
 			 struct pe_error *err)
 {
 	uint64_t shape[2] = { s->rows, s->p.dim };
 
-	return pe_tensor_init(t, "sinusoidal", PE_F32, pe_sinusoidal_fill, s, 1, 2, shape, err);
+	if (pe_tensor_init(t, "sinusoidal", PE_F32, pe_sinusoidal_fill, s, 1, 2, shape, err) != 0)
+		return -1;
+	/* float32 recipes: the emulated values are the result */
+	t->f32_exact = s->div32 != NULL;
+	t->fill64 = s->div32 ? NULL : fill64;
+	return 0;
 }
 
 /* sin and cos values into a row, interleaved or half */
@@ -342,6 +349,36 @@ int pe_sinusoidal_fill(const void *ctx, uint64_t r0, size_t nrows, void *out,
 				if (k < s->ncos)
 					row[s->nsin + k] = fc;
 			}
+		}
+	}
+	return 0;
+}
+
+/* The exact table's values correctly rounded to double (core/angle.h). */
+static int fill64(const void *ctx, uint64_t r0, size_t nrows, void *out, struct pe_error *err)
+{
+	const struct pe_sinusoidal *s = ctx;
+	size_t dim = (size_t)s->p.dim, r, k;
+	int inter = s->layout == PE_LAYOUT_INTERLEAVED;
+	double *row;
+	int64_t pos;
+
+	(void)err;
+	for (r = 0; r < nrows; r++) {
+		row = (double *)out + r * dim;
+		memset(row, 0, dim * sizeof *row);	/* the zero tail, a padding row */
+		if (s->p.padding_idx >= 0) {
+			pos = (int64_t)(r0 + r);
+			if (pos == s->p.padding_idx)
+				continue;
+		} else {
+			pos = s->p.offset + (int64_t)(r0 + r);
+		}
+		for (k = 0; k < s->nfreq; k++) {
+			row[inter ? 2 * k : k] = pe_sincos_pf_f64(&s->freq[k], pos, 0, 1.0);
+			if (k < s->ncos)
+				row[inter ? 2 * k + 1 : s->nsin + k] =
+					pe_sincos_pf_f64(&s->freq[k], pos, 1, 1.0);
 		}
 	}
 	return 0;

@@ -293,6 +293,9 @@ int pe_skew_tensor(const struct pe_skew *s, const char *name, struct pe_tensor *
 {
 	uint64_t shape[2] = { s->out_rows, s->out_cols };
 
-	return pe_tensor_init(t, name, s->kind == KIND_INDEX ? PE_I32 : PE_F32, fill, s, 1, 2, shape,
-			      err);
+	if (pe_tensor_init(t, name, s->kind == KIND_INDEX ? PE_I32 : PE_F32, fill, s, 1, 2, shape,
+			   err) != 0)
+		return -1;
+	t->f32_exact = 1;	/* a gather of float32 values read (and the float32 --fill) */
+	return 0;
 }

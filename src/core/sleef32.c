@@ -439,3 +439,78 @@ float pe_sleef_powf(float x, float y)
 		r = 1.0f;
 	return r;
 }
+
+/* ---- log and log1p (torch.log of a build without MKL, torch.log1p) ---- */
+
+#define LN2_HIf 0.69314718246459960938f
+#define LN2_LOf (-1.904654323148236017e-09f)
+#define FLT_MIN_NORMAL 1.17549435e-38f
+
+/* the polynomial and the sum both functions end with: s + 2x + x^3 t(x^2) */
+static float log_tail(struct df s, struct df x)
+{
+	float x2 = x.x * x.x, t;
+
+	t = 0.3027294874f;
+	t = fmaf(t, x2, 0.3996108174f);
+	t = fmaf(t, x2, 0.6666694880f);
+	s = df_add_dfdf(s, df_scale(x, 2.0f));
+	s = df_add_dff(s, (x2 * x.x) * t);
+	return s.x + s.y;
+}
+
+/* xlogf_u1: m = d 2^-e in [0.75, 1.5), log d = e ln 2 + 2 atanh((m - 1)/(m + 1)) */
+float pe_sleef_logf(float d)
+{
+	struct df x, s;
+	float m, r;
+	int32_t e;
+	int tiny = d < FLT_MIN_NORMAL;
+
+	if (tiny)
+		d *= 18446744073709551616.0f;	/* 2^64 */
+	e = (int32_t)((pe_f32_bits(d * (1.0f / 0.75f)) >> 23) & 0xff) - 0x7f;
+	m = pe_f32_from_bits(pe_f32_bits(d) + ((uint32_t)-e << 23));
+	if (tiny)
+		e -= 64;
+	s = df_mul_dff(df_make(LN2_HIf, LN2_LOf), (float)e);
+	x = df_div(df_add2_ff(-1.0f, m), df_add2_ff(1.0f, m));
+	r = log_tail(s, x);
+	if (isinf(d))
+		r = INFINITY;
+	if (d < 0 || isnan(d))
+		r = NAN;
+	if (d == 0)
+		r = -INFINITY;
+	return r;
+}
+
+/* xlog1pf: the same with m = (1 + d) 2^-e - 1 formed as d 2^-e + (2^-e - 1),
+ * so the bits of a small d are not lost to 1 + d */
+float pe_sleef_log1pf(float d)
+{
+	struct df x, s;
+	float dp1 = d + 1.0f, m, t, r;
+	int32_t e;
+	int tiny = dp1 < FLT_MIN_NORMAL;
+
+	if (tiny)
+		dp1 *= 18446744073709551616.0f;
+	e = (int32_t)((pe_f32_bits(dp1 * (1.0f / 0.75f)) >> 23) & 0xff) - 0x7f;
+	t = pe_f32_from_bits(pe_f32_bits(1.0f) + ((uint32_t)-e << 23));
+	m = fmaf(d, t, t - 1.0f);
+	if (tiny)
+		e -= 64;
+	s = df_mul_dff(df_make(LN2_HIf, LN2_LOf), (float)e);
+	x = df_div(df_make(m, 0.0f), df_add_ff(2.0f, m));
+	r = log_tail(s, x);
+	if (d > 1e38f)
+		r = INFINITY;
+	if (-1.0f > d || isnan(d))
+		r = pe_f32_from_bits(0xffffffffu);
+	if (d == -1.0f)
+		r = -INFINITY;
+	if (pe_f32_bits(d) == 0x80000000u)
+		r = -0.0f;
+	return r;
+}

@@ -1,6 +1,6 @@
 /*
  * sleef32.h - SLEEF 3.5.1's single-precision u10 functions as PyTorch's CPU
- * kernels call them (Vectorized<float>::sin/cos/exp/pow of the AVX2 and
+ * kernels call them (Vectorized<float>::sin/cos/exp/pow/log/log1p of the AVX2 and
  * AVX-512 builds), emulated one lane at a time in portable C.
  *
  * Why an emulation.  SLEEF's scalar functions are not the same bits as its
@@ -72,5 +72,13 @@ float pe_sleef_expf(float d);
 
 /* Sleef_powf{8,16}_u10 (the AVX2 and AVX-512 variants agree). */
 float pe_sleef_powf(float x, float y);
+
+/* Sleef_logf{8,16}_u10 and Sleef_log1pf{8,16}_u10 (the two variants agree):
+ * torch.log of a build without MKL, and torch.log1p of every build (ATen
+ * calls SLEEF for it even where MKL serves log; measured with torch
+ * 2.13.0: equal to libsleef's vector function on all integers below 2^22,
+ * and unlike MKL's vmsLog1p). */
+float pe_sleef_logf(float d);
+float pe_sleef_log1pf(float d);
 
 #endif

@@ -371,16 +371,16 @@ typedef void vms_fn(int, const float *, float *, long long);
 
 static struct {
 	pthread_once_t once;
-	vms_fn *fn[3];
+	vms_fn *fn[4];
 	char why[240];
-} mkl = { PTHREAD_ONCE_INIT, { NULL, NULL, NULL }, "" };
+} mkl = { PTHREAD_ONCE_INIT, { NULL, NULL, NULL, NULL }, "" };
 
 /* VML_HA | VML_FTZDAZ_OFF | VML_ERRMODE_IGNORE, as ATen's vml.h passes */
 #define VML_MODE (0x2LL | 0x140000LL | 0x100LL)
 
 static void mkl_load(void)
 {
-	static const char *const names[3] = { "vmsCos", "vmsSin", "vmsExp" };
+	static const char *const names[4] = { "vmsCos", "vmsSin", "vmsExp", "vmsLn" };
 	void *lib = dlopen(PE_MKL_SONAME, RTLD_NOW | RTLD_LOCAL), *f;
 	int (*layer)(int);
 	const char *e;
@@ -398,7 +398,7 @@ static void mkl_load(void)
 		memcpy(&layer, &f, sizeof layer);
 		layer(1);	/* MKL_THREADING_SEQUENTIAL */
 	}
-	for (k = 0; k < 3; k++) {
+	for (k = 0; k < 4; k++) {
 		f = dlsym(lib, names[k]);
 		if (!f) {
 			snprintf(mkl.why, sizeof mkl.why, "%s has no %s", PE_MKL_SONAME, names[k]);
@@ -415,7 +415,7 @@ int pe_torch_check(const struct pe_torch *t, struct pe_error *err)
 	if (t->vml != PE_TORCH_MKL)
 		return 0;
 	pthread_once(&mkl.once, mkl_load);
-	if (!mkl.fn[2])
+	if (!mkl.fn[3])
 		return pe_fail(err, PE_ERR_IO, "cannot load Intel MKL: %s", mkl.why);
 	return 0;
 }
@@ -459,15 +459,16 @@ void pe_torch_unary(const struct pe_torch *t, enum pe_torch_unary op, pe_torch_e
 	uint64_t g, c0, cend, v0;
 	int ph;
 
-	if (t->vml == PE_TORCH_MKL || op == PE_TORCH_EXP) {
+	if (t->vml == PE_TORCH_MKL || op == PE_TORCH_EXP || op == PE_TORCH_LOG) {
 		for (i = 0; i < count; i++)
 			out[i] = x(ctx, first + i);
 		if (t->vml == PE_TORCH_MKL) {
 			pe_torch_mkl(op, out, out, count);
 			return;
 		}
+		/* element by element: no lane looks at another */
 		for (i = 0; i < count; i++)
-			out[i] = pe_sleef_expf(out[i]);
+			out[i] = op == PE_TORCH_EXP ? pe_sleef_expf(out[i]) : pe_sleef_logf(out[i]);
 		return;
 	}
 	while (i < count) {

@@ -18,14 +18,18 @@
  *     DeepSeek-V2): a scalar kernel, abs * std::cos(angle) and
  *     abs * std::sin(angle) element by element, so glibc's cosf and sinf
  *     whatever the capability, thread count or MKL.
- *   - cos, sin, exp of a float tensor (ATen's vml): in a build with MKL
- *     (pip's x86-64 wheels) MKL's vmsCos / vmsSin / vmsExp in VML_HA mode,
+ *   - cos, sin, exp, log of a float tensor (ATen's vml): in a build with MKL
+ *     (pip's x86-64 wheels) MKL's vmsCos / vmsSin / vmsExp / vmsLn in VML_HA mode,
  *     whatever ATen's capability; in a build without MKL SLEEF's u10
  *     functions, a vector of lanes at a time from the start of each chunk
  *     of at::parallel_for (grain 2048, one chunk per thread), the last
  *     vector of a chunk padded with zeros.  Which reduction SLEEF's sin and
  *     cos take depends on the whole vector (core/sleef32.h), so there the
- *     bits depend on the lanes and on torch's thread count.
+ *     bits depend on the lanes and on torch's thread count (exp and log
+ *     look at no other lane).
+ *   - log1p of a float tensor: SLEEF's u10 function in every build, MKL's
+ *     or not (pe_sleef_log1pf: torch 2.13.0's pip wheel gives its bits,
+ *     not vmsLog1p's, on every integer below 2^22).
  *
  * Calling sequence: fill a struct pe_torch (pe_torch_defaults), call
  * pe_torch_check once (it loads MKL when asked), then the operations from
@@ -51,7 +55,7 @@ struct pe_torch {
 	unsigned threads;	/* torch.get_num_threads() (>= 1; SLEEF's cos/sin) */
 };
 
-enum pe_torch_unary { PE_TORCH_COS, PE_TORCH_SIN, PE_TORCH_EXP };
+enum pe_torch_unary { PE_TORCH_COS, PE_TORCH_SIN, PE_TORCH_EXP, PE_TORCH_LOG };
 
 /* The names in enum order, NULL-terminated ("auto" is the CLI's). */
 extern const char *const pe_torch_cpu_names[];

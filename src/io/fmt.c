@@ -24,6 +24,8 @@
  */
 #include "io/fmt.h"
 
+#include "core/dtype.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -252,28 +254,30 @@ static size_t spell(char *buf, int neg, uint32_t q, int n, int x)
 	return len;
 }
 
-size_t pe_fmt_f32(float v, char *buf)
+/*
+ * The shortest text of the float32 whose bits are `bits`, for a type whose
+ * values it holds: the rounding interval of that type is 2^g float32 units
+ * wide on either side (g = 0 for float32 itself), half that below a power
+ * of two where the type's spacing halves (lo_half), ends included iff the
+ * type's significand is even (incl).
+ */
+static size_t fmt_interval(uint32_t bits, int g, int lo_half, int incl, char *buf)
 {
 	const struct fmt_scale *s;
 	struct decimal d;
-	uint32_t bits, frac, m, mlo;
+	uint32_t frac, m, w = (uint32_t)1 << g;
 	int bexp, p, n, x;
 	uint64_t q;
 
-	memcpy(&bits, &v, sizeof bits);
 	bexp = (int)(bits >> 23 & 0xff);
 	frac = bits & 0x7fffff;
-	if (bexp == 0xff || (bexp == 0 && frac == 0))
-		return special((double)v, buf);
 	m = bexp ? frac | 0x800000 : frac;
 	s = &fmt_scale[(bexp ? bexp : 1) - 1];
-	/* the gap below a power of two is half the gap above (not at the
-	 * smallest normal, whose neighbour below is the largest subnormal) */
-	mlo = 4 * m - (frac == 0 && bexp > 1 ? 1 : 2);
-	d.lo = scale(mlo, s);
+	/* m has g zero bits at the bottom, so 4 m + 2 w stays below 2^26 */
+	d.lo = scale(4 * m - (lo_half ? 1 : 2) * w, s);
 	d.mid = scale(4 * m, s);
-	d.hi = scale(4 * m + 2, s);
-	d.incl = !(m & 1);
+	d.hi = scale(4 * m + 2 * w, s);
+	d.incl = incl;
 	for (d.nd = 1; d.nd < 11 && d.mid.fl >= ten_pow[d.nd]; d.nd++)
 		;
 	/* The p found has nd - p >= 1, as round_digits() needs: any p with
@@ -296,6 +300,83 @@ size_t pe_fmt_f32(float v, char *buf)
 			q = (uint32_t)q / 10;
 	}
 	return spell(buf, (int)(bits >> 31), (uint32_t)q, n, x);
+}
+
+size_t pe_fmt_f32(float v, char *buf)
+{
+	uint32_t bits, frac;
+	int bexp;
+
+	memcpy(&bits, &v, sizeof bits);
+	bexp = (int)(bits >> 23 & 0xff);
+	frac = bits & 0x7fffff;
+	if (bexp == 0xff || (bexp == 0 && frac == 0))
+		return special((double)v, buf);
+	/* the gap below a power of two is half the gap above (not at the
+	 * smallest normal, whose neighbour below is the largest subnormal) */
+	return fmt_interval(bits, 0, frac == 0 && bexp > 1, !(frac & 1), buf);
+}
+
+size_t pe_fmt_f16(uint16_t h, char *buf)
+{
+	float v = pe_from_f16(h);
+	uint32_t bits, e = (uint32_t)(h >> 10 & 0x1f), frac = h & 0x3ffu;
+
+	if (e == 0x1f || (e == 0 && frac == 0))
+		return special((double)v, buf);
+	memcpy(&bits, &v, sizeof bits);
+	/* 11 significant bits against float32's 24; below 2^-14 a fixed
+	 * spacing of 2^-24 */
+	return fmt_interval(bits, e ? 13 : 126 - (int)(bits >> 23 & 0xff),
+			    frac == 0 && e > 1, !(frac & 1), buf);
+}
+
+size_t pe_fmt_bf16(uint16_t b, char *buf)
+{
+	float v = pe_from_bf16(b);
+	uint32_t e = (uint32_t)(b >> 7 & 0xff), frac = b & 0x7fu;
+
+	if (e == 0xff || (e == 0 && frac == 0))
+		return special((double)v, buf);
+	/* float32's exponents with 8 significant bits: 16 bits fewer, its
+	 * subnormals included */
+	return fmt_interval((uint32_t)b << 16, 16, frac == 0 && e > 1, !(frac & 1), buf);
+}
+
+/* The definition the narrow formatters follow, as pe_fmt_f32_slow's:
+ * the first precision walking down from 8 whose %g text fails to read
+ * back (strtod, then rounded once to the type) ends the walk. */
+static size_t narrow_slow(double v, uint16_t bits, int half, char *buf)
+{
+	char tmp[PE_FMT_BUF];
+	int p, len, good;
+	size_t n;
+
+	n = special(v, buf);
+	if (n)
+		return n;
+	good = snprintf(buf, PE_FMT_BUF, "%.8g", v);
+	for (p = 7; p >= 1; p--) {
+		double r;
+
+		len = snprintf(tmp, sizeof tmp, "%.*g", p, v);
+		r = strtod(tmp, NULL);
+		if ((half ? pe_to_f16(r) : pe_to_bf16(r)) != bits)
+			break;
+		memcpy(buf, tmp, (size_t)len + 1);
+		good = len;
+	}
+	return unexponent(buf, (size_t)good);
+}
+
+size_t pe_fmt_f16_slow(uint16_t h, char *buf)
+{
+	return narrow_slow((double)pe_from_f16(h), h, 1, buf);
+}
+
+size_t pe_fmt_bf16_slow(uint16_t b, char *buf)
+{
+	return narrow_slow((double)pe_from_bf16(b), b, 0, buf);
 }
 
 size_t pe_fmt_f64(double v, char *buf)

@@ -3,7 +3,8 @@
  *
  * float32: the shortest decimal (in %g style) that strtof reads back to the
  * identical bits, as NumPy's repr(np.float32(x)) is shortest; doubles (meta
- * values): the shortest that strtod reads back.  NaN and infinities are
+ * values, --dtype float64 tables): the shortest that strtod reads back, 17
+ * significant digits at most.  NaN and infinities are
  * printed "nan", "inf", "-inf" (csv only; json refuses them).  The C locale
  * is assumed: posenc never calls setlocale, so the decimal point is '.'.
  *
@@ -27,6 +28,8 @@
  * up: 16 fixed digits and a sign), and of an int32 by pe_fmt_i64 (11); the
  * NUL after it makes one byte more. */
 #define PE_FMT_F32_MAX 17
+/* The longest text of pe_fmt_f64 ("-2.2250738585072014e-308"). */
+#define PE_FMT_F64_MAX 24
 
 /* Write v into buf (at least PE_FMT_BUF bytes); returns the length. */
 size_t pe_fmt_f32(float v, char *buf);
@@ -34,6 +37,20 @@ size_t pe_fmt_f32(float v, char *buf);
  * strtof); about 10x slower.  The reference the tests compare with. */
 size_t pe_fmt_f32_slow(float v, char *buf);
 size_t pe_fmt_f64(double v, char *buf);
+
+/*
+ * float16 and bfloat16 (their bits, core/dtype.h) as pe_fmt_f32 writes a
+ * float32: the fewest digits p, walking down from 8, whose printf %.{p}g
+ * text reads back -- strtod, then rounded once to the type -- to the same
+ * bits (at most 5 digits for float16, 4 for bfloat16, so a reader that
+ * rounds the text to the type, as NumPy, PyTorch and ml_dtypes do, gets
+ * the value back); the same fixed and exponent forms.  The _slow ones are
+ * that definition (snprintf and strtod), the tests' reference.
+ */
+size_t pe_fmt_f16(uint16_t h, char *buf);
+size_t pe_fmt_bf16(uint16_t b, char *buf);
+size_t pe_fmt_f16_slow(uint16_t h, char *buf);
+size_t pe_fmt_bf16_slow(uint16_t b, char *buf);
 size_t pe_fmt_i64(int64_t v, char *buf);
 
 #endif

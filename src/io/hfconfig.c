@@ -19,6 +19,8 @@ enum { NUM_ANY, NUM_POSITIVE, NUM_COUNT, NUM_NONNEG };
 struct ctx {
 	const char *name;	/* file name for messages */
 	struct pe_error *err;
+	const char *shown;	/* the key bad() names instead, where the value was
+				 * copied from (NULL: the one read) */
 };
 
 static int bad(struct ctx *c, const char *dict, const char *key, const char *want, const cJSON *v)
@@ -26,6 +28,9 @@ static int bad(struct ctx *c, const char *dict, const char *key, const char *wan
 	char got[200];
 
 	pe_json_text(v, got, sizeof got);
+	if (c->shown)
+		return pe_fail(c->err, PE_ERR_DATA, "%s: %s must be %s, got '%s'", c->name, c->shown,
+			       want, got);
 	return pe_fail(c->err, PE_ERR_DATA, "%s: %s%s%s must be %s, got '%s'", c->name,
 		       dict ? dict : "", dict ? "." : "", key, want, got);
 }
@@ -377,7 +382,7 @@ static const cJSON *text_model(const cJSON *root, struct pe_hfconfig *h)
 	int k;
 
 	if (!t || !cJSON_IsObject(t))
-		return root;
+		return root;	/* not an object: model() refuses it */
 	for (k = 0; rope_keys[k]; k++)
 		if (cJSON_GetObjectItemCaseSensitive(root, rope_keys[k]))
 			return root;
@@ -418,6 +423,9 @@ static int model(struct ctx *c, const cJSON *root, struct build *b)
 	if (!cJSON_IsObject(root))
 		return pe_fail(c->err, PE_ERR_DATA, "%s: not a JSON object (a config.json is one)",
 			       c->name);
+	t = item(root, "text_config");
+	if (t && !cJSON_IsObject(t))
+		return bad(c, NULL, "text_config", "an object or null", t);
 	b->text = text_model(root, h);
 	for (k = 0; rope_keys[k]; k++)
 		if (cJSON_GetObjectItemCaseSensitive(b->text, rope_keys[k]))
@@ -512,6 +520,8 @@ static int two_types(struct build *b)
 			else
 				cJSON_AddItemToObject(b->rp, names[i], fresh);
 			d = fresh;
+			/* the class's, not the file's (check_nested) */
+			mark(b, b->rp, names[i], PE_HF_DEFAULT, "%s.%s", b->rp_path, names[i]);
 			mark(b, d, "rope_type", PE_HF_DEFAULT, "%s.%s.rope_type", b->rp_path, names[i]);
 		}
 		if (!cJSON_IsObject(d))
@@ -605,6 +615,30 @@ static int one_dict(struct build *b)
 	return 0;
 }
 
+/* transformers 5.18's layer type names (configuration_utils.py
+ * ALLOWED_ATTN_LAYER_TYPES, what validate_layer_type allows in
+ * layer_types), and the legacy ones it renames. */
+static const char *const allowed_types[] = {
+	"full_attention", "sliding_attention", "chunked_attention", "window_attention",
+	"indexed_attention", "compressed_sparse_attention", "heavily_compressed_attention",
+	"minimax_m3_sparse", "conv", "moe", "hybrid", "hybrid_sliding", "linear_attention", NULL
+};
+static const char *const legacy_types[][2] = {
+	{ "mamba", "linear_attention" }, { "attention", "full_attention" },
+	{ "deepseek_sparse_attention", "indexed_attention" },
+	{ "qwen_sparse_attention", "indexed_attention" },
+};
+
+static int allowed_type(const char *name)
+{
+	size_t k;
+
+	for (k = 0; allowed_types[k]; k++)
+		if (strcmp(allowed_types[k], name) == 0)
+			return 1;
+	return 0;
+}
+
 /* layer_types: the file's, else the class's rule; no_rope_layers. */
 static int layer_types(struct build *b)
 {
@@ -621,9 +655,16 @@ static int layer_types(struct build *b)
 	if (r->key && present)
 		P = (uint64_t)v;
 	if (lt) {
+		double layers = n;
+
 		if (!cJSON_IsArray(lt))
 			return bad(b->c, NULL, "layer_types", "a list of names", lt);
 		n = cJSON_GetArraySize(lt);
+		/* validate_layer_type's ValueError */
+		if (layers > 0 && layers != n)
+			return pe_fail(b->c->err, PE_ERR_DATA,
+				       "%s: %slayer_types has %.0f entries, num_hidden_layers is %.0f (transformers refuses the config)",
+				       b->c->name, b->h->prefix, n, layers);
 	}
 	if (n > (double)PE_HF_MAX_LAYERS)
 		return pe_fail(b->c->err, PE_ERR_DATA, "%s: %s%s has %.0f layers, posenc reads at most %llu",
@@ -642,6 +683,18 @@ static int layer_types(struct build *b)
 			return nomem(b);
 		if (nr && (!cJSON_IsArray(nr) || (uint64_t)cJSON_GetArraySize(nr) != b->nlayers))
 			return bad(b->c, NULL, "no_rope_layers", "a list of one 0 or 1 per layer", nr);
+		for (i = 0; nr && i < b->nlayers; i++) {
+			const cJSON *x = cJSON_GetArrayItem(nr, (int)i);
+
+			/* list[int]: a strict dataclass field (bools are ints) */
+			if (!cJSON_IsBool(x) && !(cJSON_IsNumber(x) && x->valuedouble == floor(x->valuedouble) &&
+						  fabs(x->valuedouble) < 0x1p53)) {
+				char what[64];
+
+				snprintf(what, sizeof what, "a list of integers (item %llu)", (unsigned long long)i);
+				return bad(b->c, NULL, "no_rope_layers", what, x);
+			}
+		}
 		for (i = 0; i < b->nlayers; i++)
 			b->no_rope[i] = nr && cJSON_GetArrayItem(nr, (int)i)
 					? cJSON_IsTrue(cJSON_GetArrayItem(nr, (int)i)) ||
@@ -654,9 +707,24 @@ static int layer_types(struct build *b)
 	i = 0;
 	if (lt) {
 		cJSON_ArrayForEach(e, lt) {
+			const char *name;
+			size_t k;
+
 			if (!cJSON_IsString(e))
 				return bad(b->c, NULL, "layer_types", "a list of names", e);
-			snprintf(b->types[i++], PE_HF_NAME_MAX, "%s", e->valuestring);
+			name = e->valuestring;
+			for (k = 0; k < sizeof legacy_types / sizeof legacy_types[0]; k++)
+				if (strcmp(name, legacy_types[k][0]) == 0)
+					name = legacy_types[k][1];	/* remap_legacy_layer_types */
+			if (!allowed_type(name)) {
+				char shown[48];
+
+				snprintf(shown, sizeof shown, "%.40s", name);
+				return pe_fail(b->c->err, PE_ERR_DATA,
+					       "%s: %slayer_types[%llu] '%s' is not a layer type of transformers 5.18 (full_attention, sliding_attention, chunked_attention, linear_attention, ...)",
+					       b->c->name, b->h->prefix, (unsigned long long)i, shown);
+			}
+			snprintf(b->types[i++], PE_HF_NAME_MAX, "%s", name);
 		}
 		return 0;
 	}
@@ -711,8 +779,11 @@ static int standardize(struct build *b, cJSON *d, const char *path, int nested)
 
 	if (!t) {
 		const cJSON *legacy = item(d, "type");
-		cJSON *s = cJSON_CreateString(legacy && cJSON_IsString(legacy) ? legacy->valuestring
-										: "default");
+		cJSON *s;
+
+		if (legacy && !cJSON_IsString(legacy))
+			return bad(b->c, path, "type", "a string", legacy);
+		s = cJSON_CreateString(legacy ? legacy->valuestring : "default");
 
 		if (!s)
 			return nomem(b);
@@ -861,9 +932,14 @@ static int take(struct build *b, const cJSON *d, const char *path, struct pe_hfr
 		enum pe_hf_param p, int kind, double *out)
 {
 	const struct mark *m = marked(b, d, dict_names[p]);
-	int present;
+	int present, rc;
 
-	if (number(b->c, d, path, dict_names[p], kind, out, &present) != 0)
+	/* a value copied into the dict (rotary_emb_base, local_rope_theta, ...)
+	 * is named where the file has it */
+	b->c->shown = m && m->src[0] && m->origin == PE_HF_GIVEN ? m->src : NULL;
+	rc = number(b->c, d, path, dict_names[p], kind, out, &present);
+	b->c->shown = NULL;
+	if (rc != 0)
 		return -1;
 	if (!present) {
 		r->src[p].origin = PE_HF_ABSENT;
@@ -878,17 +954,98 @@ static int take(struct build *b, const cJSON *d, const char *path, struct pe_hfr
 	return 0;
 }
 
-/* The head dim a type's RoPE uses: Gemma 4's global_head_dim for its full
- * layers, DeepSeek's qk_rope_head_dim, else head_dim or hidden_size /
- * num_attention_heads. */
+/*
+ * The head_dim a config's per_layer_config (transformers 5.18's
+ * heterogeneous configs: {"LAYER": {"head_dim": ...}}, what save_pretrained
+ * writes for Gemma 4's global_head_dim) gives the layers of type name:
+ * per_layer_config[name] is the overrides of the type's first layer, an
+ * override equal to the global value dropped, and every layer of the type
+ * must have the same (else transformers raises ValueError).  Returns 1 with
+ * *v and the key, 0 when it sets none, -1 on error; *mixed: the layers
+ * disagree.
+ */
+static int layer_head_dim(struct build *b, const char *name, double global, double *v,
+			  char *key, size_t keylen, int *mixed)
+{
+	const cJSON *plc = item(b->text, "per_layer_config"), *o, *h;
+	char idx[24], first[24] = "";
+	double ref = 0, got;
+	int have = 0, seen = 0;
+	uint64_t i;
+
+	*mixed = 0;
+	if (!plc || !b->types)
+		return 0;
+	if (!cJSON_IsObject(plc))
+		return bad(b->c, NULL, "per_layer_config", "an object of layer indices", plc);
+	for (i = 0; i < b->nlayers; i++) {
+		if (strcmp(b->types[i], name) != 0)
+			continue;
+		snprintf(idx, sizeof idx, "%llu", (unsigned long long)i);
+		o = item(plc, idx);
+		if (o && !cJSON_IsObject(o))
+			return bad(b->c, "per_layer_config", idx, "an object", o);
+		h = item(o, "head_dim");
+		got = 0;
+		if (h) {
+			char dict[48];
+
+			snprintf(dict, sizeof dict, "per_layer_config.%s", idx);
+			if (number(b->c, o, dict, "head_dim", NUM_COUNT, &got, NULL) != 0)
+				return -1;
+			if (got == global)
+				got = 0;	/* transformers drops what equals the global value */
+		}
+		if (!seen++) {
+			ref = got;
+			have = got > 0;
+			snprintf(first, sizeof first, "%s", idx);
+		} else if (got != ref) {
+			*mixed = 1;
+		}
+	}
+	if (!have)
+		return 0;
+	*v = ref;
+	snprintf(key, keylen, "%sper_layer_config.%s.head_dim", b->h->prefix, first);
+	return 1;
+}
+
+/* The head dim a type's RoPE uses: per_layer_config's for its layers
+ * (Gemma 4's rotary module always reads it; the generic functions of the
+ * scaled types when the type's layers agree), Gemma 4's global_head_dim
+ * for its full layers when the file has no per_layer_config, DeepSeek's
+ * qk_rope_head_dim, else head_dim or hidden_size / num_attention_heads. */
 static int head_dim(struct build *b, struct pe_hfrope *r)
 {
-	double hidden = 0, heads = 0, v = 0;
-	int present;
+	double hidden = 0, heads = 0, v = 0, g = 0;
+	int present, rc, mixed;
 	const char *key = "head_dim";
+	int gemma4 = b->rule->style == STYLE_AS_GIVEN && strncmp(b->h->model_type, "gemma4", 6) == 0;
+	char k[112];
 
-	if (b->rule->style == STYLE_AS_GIVEN && strcmp(r->name, "full_attention") == 0 &&
-	    strncmp(b->h->model_type, "gemma4", 6) == 0) {
+	if (strncmp(b->h->model_type, "deepseek_v", 10) == 0)
+		key = "qk_rope_head_dim";
+	if (r->name[0] && item(b->text, "per_layer_config")) {
+		if (number(b->c, b->text, NULL, key, NUM_COUNT, &g, NULL) != 0)
+			return -1;
+		rc = layer_head_dim(b, r->name, g, &v, k, sizeof k, &mixed);
+		if (rc < 0)
+			return -1;
+		if (mixed && gemma4)
+			return pe_fail(b->c->err, PE_ERR_DATA,
+				       "%s: %sper_layer_config gives the %s layers different overrides (transformers refuses the config: per_layer_config['%s'] raises ValueError)",
+				       b->c->name, b->h->prefix, r->name, r->name);
+		if (rc == 1 && !mixed && (gemma4 || r->scaling != PE_ROPE_NONE)) {
+			r->head_dim = (uint64_t)v;
+			r->src[PE_HF_HEAD_DIM].origin = PE_HF_GIVEN;
+			snprintf(r->src[PE_HF_HEAD_DIM].key, sizeof r->src[0].key, "%s", k);
+			return 0;
+		}
+		if (gemma4)
+			goto plain;	/* the type's layers take the global head_dim */
+	}
+	if (gemma4 && strcmp(r->name, "full_attention") == 0) {
 		if (number(b->c, b->text, NULL, "global_head_dim", NUM_COUNT, &v, &present) != 0)
 			return -1;
 		r->head_dim = present ? (uint64_t)v : 512;
@@ -897,8 +1054,7 @@ static int head_dim(struct build *b, struct pe_hfrope *r)
 			 b->h->prefix);
 		return 0;
 	}
-	if (strncmp(b->h->model_type, "deepseek_v", 10) == 0)
-		key = "qk_rope_head_dim";
+plain:
 	if (number(b->c, b->text, NULL, key, NUM_COUNT, &v, &present) != 0)
 		return -1;
 	snprintf(r->src[PE_HF_HEAD_DIM].key, sizeof r->src[0].key, "%s%s", b->h->prefix, key);
@@ -992,6 +1148,12 @@ static int resolve_type(struct build *b, cJSON *d, const char *name, struct pe_h
 		return pe_fail(b->c->err, PE_ERR_DATA,
 			       "%s: %s must be at most 1, got %g", b->c->name,
 			       r->src[PE_HF_PARTIAL].key, r->partial_rotary_factor);
+	/* transformers warns and takes 1.0: every pair turns, a linear scaling
+	 * by another name -- never what a proportional config means */
+	if (r->scaling == PE_ROPE_PROPORTIONAL && r->src[PE_HF_PARTIAL].origin == PE_HF_ABSENT)
+		return pe_fail(b->c->err, PE_ERR_DATA,
+			       "%s: %s is missing: proportional RoPE without it rotates every pair (transformers warns and takes 1.0, linear scaling by another name)",
+			       b->c->name, r->src[PE_HF_PARTIAL].key);
 	tr = item(d, "truncate");
 	if (tr) {
 		if (!cJSON_IsBool(tr))
@@ -1120,17 +1282,91 @@ static int layers(struct build *b, int nested)
 		if (number(b->c, b->text, NULL, "attn_scale", NUM_ANY, &h->attn_scale, &present) != 0)
 			return -1;
 		h->qgiven |= (present ? PE_HF_QGIVEN_ATTN : 0) | (tt ? PE_HF_QGIVEN_TUNING : 0);
-		if (!tt || cJSON_IsTrue(tt) || (cJSON_IsNumber(tt) && tt->valuedouble != 0))
+		/* a bool field of a strict dataclass: 1 is refused too */
+		if (tt && !cJSON_IsBool(tt))
+			return bad(b->c, NULL, "attn_temperature_tuning", "true or false", tt);
+		if (!tt || cJSON_IsTrue(tt))
 			h->qscale = PE_HF_QSCALE_LLAMA4;
 	}
+	/* the families whose attention reads it (get_llama_4_attn_scale);
+	 * elsewhere transformers warns that the key is unknown (validate) */
 	for (t = 0; t < h->ntypes; t++)
-		if (h->rope[t].llama4_beta > 0) {
+		if (h->rope[t].llama4_beta > 0 && (strcmp(h->model_type, "ministral3") == 0 ||
+						   strcmp(h->model_type, "mistral4") == 0)) {
 			h->qscale = PE_HF_QSCALE_BETA;
 			h->qbeta = h->rope[t].llama4_beta;
 			h->qL0 = h->rope[t].original_max;
+			h->qbeta_type = (int)t;
 		}
 	(void)v;
 	(void)present;
+	return 0;
+}
+
+/*
+ * A dict nested by layer type: its keys are the layer types it gives a
+ * RoPE (transformers' nested_rope_parameter_keys); any other key it
+ * silently ignores, which hides a misspelt type (sliding_atention) or a
+ * parameter written beside the types: refused, but for a type name no
+ * layer of this config has (a warning).  A type the layers use and the
+ * dict lacks is transformers' KeyError when it builds the rotary module
+ * (null is the way to give a type no RoPE).
+ */
+static int check_nested(struct build *b)
+{
+	const cJSON *m;
+	char layers[200];
+	uint64_t i, j;
+
+	cJSON_ArrayForEach(m, b->rp) {
+		/* keys the class or the file's top level put there are not the
+		 * dict's own */
+		if (!m->string || is_layer_type(b, m->string) || marked(b, b->rp, m->string))
+			continue;
+		if (!allowed_type(m->string))
+			return pe_fail(b->c->err, PE_ERR_DATA,
+				       "%s: %s.%.60s is not a layer type of the config (its layer_types name the types a nested dict gives); transformers ignores the key",
+				       b->c->name, b->rp_path, m->string);
+		warn(b->h, "%s: %s.%.60s: no layer of the config is %.60s, so transformers never uses it",
+		     b->c->name, b->rp_path, m->string, m->string);
+	}
+	for (i = 0; i < b->nlayers; i++) {
+		if (cJSON_GetObjectItemCaseSensitive(b->rp, b->types[i]))
+			continue;
+		layers[0] = '\0';
+		for (j = i; j < b->nlayers && strlen(layers) < sizeof layers - 24; j++)
+			if (strcmp(b->types[j], b->types[i]) == 0)
+				snprintf(layers + strlen(layers), sizeof layers - strlen(layers), "%s%llu",
+					 layers[0] ? ", " : "", (unsigned long long)j);
+		return pe_fail(b->c->err, PE_ERR_DATA,
+			       "%s: %s has no %.60s, the type of layers %s (transformers raises KeyError building the rotary module; null gives a type no RoPE)",
+			       b->c->name, b->rp_path, b->types[i], layers);
+	}
+	return 0;
+}
+
+/* per_layer_config's keys: layer indices below num_hidden_layers, each an
+ * object (_apply_heterogeneous_config's ValueError, int() of the key). */
+static int per_layer_keys(struct build *b)
+{
+	const cJSON *plc = item(b->text, "per_layer_config"), *m;
+	char *end;
+	long long k;
+
+	if (!plc)
+		return 0;
+	if (!cJSON_IsObject(plc))
+		return bad(b->c, NULL, "per_layer_config", "an object of layer indices", plc);
+	cJSON_ArrayForEach(m, plc) {
+		k = strtoll(m->string, &end, 10);
+		if (!m->string[0] || *end || k < 0 || (b->nlayers && (uint64_t)k >= b->nlayers))
+			return pe_fail(b->c->err, PE_ERR_DATA,
+				       "%s: %sper_layer_config key '%.40s' is not a layer index from 0 to %llu (transformers refuses the config)",
+				       b->c->name, b->h->prefix, m->string,
+				       (unsigned long long)(b->nlayers ? b->nlayers - 1 : 0));
+		if (!cJSON_IsObject(m))
+			return bad(b->c, "per_layer_config", m->string, "an object", m);
+	}
 	return 0;
 }
 
@@ -1152,7 +1388,7 @@ static int resolve(struct ctx *c, const cJSON *root, struct pe_hfconfig *h)
 		rc = gptj(&b);
 		goto out;
 	}
-	if (layer_types(&b) != 0)
+	if (layer_types(&b) != 0 || per_layer_keys(&b) != 0)
 		goto out;
 	if (b.rule->style == STYLE_GEMMA3 || b.rule->style == STYLE_MODERNBERT ||
 	    b.rule->style == STYLE_OLMO3) {
@@ -1165,6 +1401,8 @@ static int resolve(struct ctx *c, const cJSON *root, struct pe_hfconfig *h)
 	cJSON_ArrayForEach(m, b.rp)
 		if (m->string && is_layer_type(&b, m->string))
 			nested = 1;
+	if (nested && check_nested(&b) != 0)
+		goto out;
 	if (nested) {
 		cJSON_ArrayForEach(m, b.rp) {
 			if (!m->string || !is_layer_type(&b, m->string) || cJSON_IsNull(m))
@@ -1267,10 +1505,46 @@ out:
 	return rc;
 }
 
+/*
+ * Python's json reads NaN, Infinity and -Infinity (so transformers loads
+ * them, and computes NaN tables); cJSON stops there.  When the parse stops
+ * at one, the error names the key before it: 1 (with err set) or 0.
+ */
+static int nonfinite(const char *text, size_t len, size_t at, const char *name,
+		     struct pe_error *err)
+{
+	static const char *const words[] = { "NaN", "Infinity", "-Infinity" };
+	size_t k, w, n, q0, q1;
+	const char *word = NULL;
+
+	for (k = 0; k < 3; k++) {
+		w = strlen(words[k]);
+		if (at + w <= len && memcmp(text + at, words[k], w) == 0)
+			word = words[k];
+	}
+	if (!word)
+		return 0;
+	/* back over blanks, ':' or ',' / '[' and the list, to the key's quotes */
+	for (k = at, n = 0; k > 0 && n < 100000; k--, n++)
+		if (text[k - 1] == ':')
+			break;
+	for (q1 = k ? k - 1 : 0; q1 > 0 && text[q1 - 1] != '"'; q1--)
+		;
+	for (q0 = q1 ? q1 - 1 : 0; q0 > 0 && text[q0 - 1] != '"'; q0--)
+		;
+	if (!k || !q1 || !q0 || q1 - q0 > 60)
+		pe_fail(err, PE_ERR_DATA, "%s: %s at byte %zu: posenc needs finite numbers (Python's json reads it as a float)",
+			name, word, at);
+	else
+		pe_fail(err, PE_ERR_DATA, "%s: %.*s is %s (at byte %zu): posenc needs a finite number (Python's json reads it, and transformers computes NaN tables from it)",
+			name, (int)(q1 - 1 - q0), text + q0, word, at);
+	return 1;
+}
+
 int pe_hfconfig_parse(const char *text, size_t len, const char *name, struct pe_hfconfig *c,
 		      struct pe_error *err)
 {
-	struct ctx x = { name, err };
+	struct ctx x = { name, err, NULL };
 	const char *end = NULL;
 	cJSON *root;
 	int rc;
@@ -1280,6 +1554,8 @@ int pe_hfconfig_parse(const char *text, size_t len, const char *name, struct pe_
 	if (!root) {
 		size_t at = end && end >= text ? (size_t)(end - text) : 0;
 
+		if (nonfinite(text, len, at, name, err))
+			return -1;
 		return pe_fail(err, PE_ERR_DATA, "%s: not valid JSON (near byte %zu)", name, at);
 	}
 	/* Python's json (and so the model) refuses text after the object */

@@ -10,7 +10,9 @@
  *   - theta: rope_parameters.rope_theta, else rope_theta, else
  *     rotary_emb_base (GPT-NeoX), else 10000;
  *   - head_dim: head_dim, else hidden_size // num_attention_heads (GPT-J's
- *     n_embd // n_head);
+ *     n_embd // n_head); a layer type's own from per_layer_config (the
+ *     overrides of its first layer, its layers agreeing: Gemma 4 always,
+ *     the scaled types of other families) or Gemma 4's global_head_dim;
  *   - partial rotary factor: partial_rotary_factor (top level, then in the
  *     dict), else rotary_pct (GPT-NeoX), else 0.25 when model_type is
  *     gpt_neox (transformers' GPTNeoXConfig default; flagged in
@@ -121,8 +123,10 @@ struct pe_hfconfig {
 	char kinds[2 * PE_HF_MAX_TYPES][PE_HF_NAME_MAX];	/* layer_types' names */
 	size_t nkinds;
 	enum pe_hf_qscale qscale;
-	double floor_scale, attn_scale, qbeta;
-	uint64_t qL0;
+	double floor_scale, attn_scale;	/* LLAMA4: floor_scale, attn_scale (8192, 0.1) */
+	double qbeta;			/* BETA: llama_4_scaling_beta of rope[qbeta_type] */
+	uint64_t qL0;			/* and its original_max_position_embeddings, 0 if none */
+	int qbeta_type;
 	unsigned qgiven;		/* PE_HF_QGIVEN_* bits: which Llama 4 keys the file has */
 	/* A key written twice in one object: Python's json (and so the
 	 * model) keeps the last value, and so does posenc.  The count of

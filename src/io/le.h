@@ -76,4 +76,28 @@ static inline void pe_put_4le_block(unsigned char *dst, const void *src, size_t 
 	}
 }
 
+/* n values of `size` bytes (2, 4 or 8: float16/bfloat16 bits, float or
+ * int32_t, double) from src in host order to little-endian dst. */
+static inline void pe_put_le_block(unsigned char *dst, const void *src, size_t n, size_t size)
+{
+	const unsigned char *s = src;
+	size_t i;
+	uint16_t h;
+	uint64_t w;
+
+	if (size == 4) {
+		pe_put_4le_block(dst, src, n);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		if (size == 2) {
+			memcpy(&h, s + 2 * i, 2);
+			pe_put_u16le(dst + 2 * i, h);
+		} else {
+			memcpy(&w, s + 8 * i, 8);
+			pe_put_u64le(dst + 8 * i, w);
+		}
+	}
+}
+
 #endif

@@ -78,24 +78,29 @@ int pe_write(FILE *fp, const void *p, size_t n, struct pe_error *err)
  * whole block goes to fwrite at once, which hands anything larger than the
  * stream's buffer straight to write(2) (one system call per block instead
  * of one per 4 KiB).  Elsewhere they are converted in 16 KiB chunks. */
-int pe_write_le32(FILE *fp, const void *data, size_t n, struct pe_error *err)
+int pe_write_le(FILE *fp, const void *data, size_t n, size_t size, struct pe_error *err)
 {
 	unsigned char chunk[1 << 14];
 	const unsigned char *p = data;
-	size_t k, per = sizeof chunk / 4;
+	size_t k, per = sizeof chunk / size;
 	const uint32_t probe = 1;
 
 	if (*(const unsigned char *)&probe == 1)
-		return pe_write(fp, data, 4 * n, err);
+		return pe_write(fp, data, size * n, err);
 	while (n) {
 		k = n < per ? n : per;
-		pe_put_4le_block(chunk, p, k);
-		if (pe_write(fp, chunk, 4 * k, err) != 0)
+		pe_put_le_block(chunk, p, k, size);
+		if (pe_write(fp, chunk, size * k, err) != 0)
 			return -1;
-		p += 4 * k;
+		p += size * k;
 		n -= k;
 	}
 	return 0;
+}
+
+int pe_write_le32(FILE *fp, const void *data, size_t n, struct pe_error *err)
+{
+	return pe_write_le(fp, data, n, 4, err);
 }
 
 /* Temporary files being written, for pe_output_signal_cleanup: fixed

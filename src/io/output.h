@@ -108,6 +108,9 @@ int pe_write_str(FILE *fp, const char *s, struct pe_error *err);
 /* n 4-byte values (float or int32_t, host order) written little-endian. */
 int pe_write_le32(FILE *fp, const void *data, size_t n, struct pe_error *err);
 
+/* n values of `size` bytes (2, 4 or 8), host order, written little-endian. */
+int pe_write_le(FILE *fp, const void *data, size_t n, size_t size, struct pe_error *err);
+
 /* The error for a stream whose ferror() is set, or an errno value. */
 int pe_write_error(int errnum, struct pe_error *err);
 

@@ -1,9 +1,12 @@
 #include "io/sink.h"
 
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+
+#include "io/fmt.h"
 
 struct format_info {
 	const char *name;
@@ -100,6 +103,76 @@ void pe_sink_destroy(struct pe_sink *s)
 {
 	if (s)
 		s->ops->destroy(s);
+}
+
+size_t pe_sink_fmt(enum pe_dtype d, const void *data, size_t i, char *buf, double *v)
+{
+	const unsigned char *p = data;
+	uint16_t h;
+	int32_t k;
+	double x;
+	float f;
+
+	switch (d) {
+	case PE_I32:
+		memcpy(&k, p + 4 * i, 4);
+		*v = k;
+		return pe_fmt_i64(k, buf);
+	case PE_F16:
+	case PE_BF16:
+		memcpy(&h, p + 2 * i, 2);
+		*v = d == PE_F16 ? (double)pe_from_f16(h) : (double)pe_from_bf16(h);
+		return d == PE_F16 ? pe_fmt_f16(h, buf) : pe_fmt_bf16(h, buf);
+	case PE_F64:
+		memcpy(&x, p + 8 * i, 8);
+		*v = x;
+		return pe_fmt_f64(x, buf);
+	default:
+		memcpy(&f, p + 4 * i, 4);
+		*v = (double)f;
+		return pe_fmt_f32(f, buf);
+	}
+}
+
+double pe_sink_value(enum pe_dtype d, const void *data, size_t i)
+{
+	const unsigned char *p = data;
+	uint16_t h;
+	int32_t k;
+	double x;
+	float f;
+
+	switch (d) {
+	case PE_I32:
+		memcpy(&k, p + 4 * i, 4);
+		return k;
+	case PE_F16:
+		memcpy(&h, p + 2 * i, 2);
+		return (double)pe_from_f16(h);
+	case PE_BF16:
+		memcpy(&h, p + 2 * i, 2);
+		return (double)pe_from_bf16(h);
+	case PE_F64:
+		memcpy(&x, p + 8 * i, 8);
+		return x;
+	default:
+		memcpy(&f, p + 4 * i, 4);
+		return (double)f;
+	}
+}
+
+size_t pe_sink_fmt_max(enum pe_dtype d)
+{
+	return d == PE_F64 ? PE_FMT_F64_MAX : PE_FMT_F32_MAX;
+}
+
+const char *pe_dtype_name(enum pe_dtype d)
+{
+	static const char *const names[] = { [PE_F32] = "float32", [PE_I32] = "int32",
+					     [PE_F16] = "float16", [PE_BF16] = "bfloat16",
+					     [PE_F64] = "float64" };
+
+	return names[d];
 }
 
 int pe_sink_nop_tensor(struct pe_sink *s, size_t index, struct pe_error *err)

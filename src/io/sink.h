@@ -103,8 +103,22 @@ void pe_sink_destroy(struct pe_sink *s);
  * tensor name, rows counted from the first one written: PE_ERR_DATA,
  * returns -1.  The json sink and the checks made before it (cli/emit.h)
  * say the same. */
-int pe_json_nonfinite(const char *name, uint64_t row, uint64_t col, float v,
+int pe_json_nonfinite(const char *name, uint64_t row, uint64_t col, double v,
 		      struct pe_error *err);
+
+/* Value i of a row block of dtype d as text (io/fmt.h: the shortest that
+ * reads back to the same value of d), into buf (PE_FMT_BUF bytes); its
+ * length.  *v: the value as a double (NaN and infinities kept). */
+size_t pe_sink_fmt(enum pe_dtype d, const void *data, size_t i, char *buf, double *v);
+
+/* Value i of a row block of dtype d as a double. */
+double pe_sink_value(enum pe_dtype d, const void *data, size_t i);
+
+/* The longest text pe_sink_fmt writes for d. */
+size_t pe_sink_fmt_max(enum pe_dtype d);
+
+/* d's name in text formats: "float32", "int32", "float16", ... */
+const char *pe_dtype_name(enum pe_dtype d);
 
 /* No-op tensor() and end() callbacks for formats that need none. */
 int pe_sink_nop_tensor(struct pe_sink *s, size_t index, struct pe_error *err);

@@ -32,7 +32,8 @@ static int csv_begin(struct pe_sink *s, const struct pe_tensor *t, size_t nt,
 	if (nt != 1)
 		return pe_fail(err, PE_ERR_USAGE,
 			       "csv holds one tensor, this result has %zu (use json or safetensors)", nt);
-	if (t->cols > (SIZE_MAX - 2) / (PE_FMT_BUF + strlen(prefix) + 1))
+	if (t->cols > (SIZE_MAX - 2) / (PE_FMT_BUF + strlen(prefix) + 1) ||
+	    t->cols > (SIZE_MAX - 2) / (pe_sink_fmt_max(t->dtype) + 1))
 		return pe_fail(err, PE_ERR_USAGE, "rows too wide for csv");
 	c->cap = (size_t)t->cols * (PE_FMT_BUF + strlen(prefix) + 1) + 2;
 	if (c->cap < strlen(t->name) + 2)
@@ -63,12 +64,12 @@ static int csv_begin(struct pe_sink *s, const struct pe_tensor *t, size_t nt,
 	return pe_write(c->fp, c->line, len, err);
 }
 
-/* A row: at most PE_FMT_F32_MAX characters and a separator per value, and
+/* A row: at most pe_sink_fmt_max characters and a separator per value, and
  * the NUL pe_fmt_* writes after the last. */
 static size_t csv_text_bound(const struct pe_sink *s, const struct pe_tensor *t)
 {
 	(void)s;
-	return (size_t)t->cols * (PE_FMT_F32_MAX + 1) + 1;
+	return (size_t)t->cols * (pe_sink_fmt_max(t->dtype) + 1) + 1;
 }
 
 static int csv_encode(const struct pe_sink *s, const struct pe_tensor *t, uint64_t row,
@@ -78,6 +79,7 @@ static int csv_encode(const struct pe_sink *s, const struct pe_tensor *t, uint64
 	size_t cols = (size_t)t->cols, r, k, n = 0;
 	const float *f = data;
 	const int32_t *iv = data;
+	double v;
 
 	(void)s;
 	(void)row;
@@ -88,8 +90,10 @@ static int csv_encode(const struct pe_sink *s, const struct pe_tensor *t, uint64
 				out[n++] = ',';
 			if (t->dtype == PE_F32)
 				n += pe_fmt_f32(f[r * cols + k], out + n);
-			else
+			else if (t->dtype == PE_I32)
 				n += pe_fmt_i64(iv[r * cols + k], out + n);
+			else
+				n += pe_sink_fmt(t->dtype, data, r * cols + k, out + n, &v);
 		}
 		out[n++] = '\n';
 	}

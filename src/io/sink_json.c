@@ -32,7 +32,7 @@ static int json_puts(struct json_sink *j, const char *s, struct pe_error *err)
 	return pe_write_str(j->fp, s, err);
 }
 
-int pe_json_nonfinite(const char *name, uint64_t row, uint64_t col, float v,
+int pe_json_nonfinite(const char *name, uint64_t row, uint64_t col, double v,
 		      struct pe_error *err)
 {
 	return pe_fail(err, PE_ERR_DATA,
@@ -53,7 +53,7 @@ static int json_begin(struct pe_sink *s, const struct pe_tensor *t, size_t nt,
 	for (i = 0; i < nt; i++)
 		if (t[i].cols > maxcols)
 			maxcols = t[i].cols;
-	if (maxcols > (SIZE_MAX - 16) / (PE_FMT_F32_MAX + 1))
+	if (maxcols > (SIZE_MAX - 16) / (PE_FMT_F64_MAX + 1))
 		return pe_fail(err, PE_ERR_USAGE, "rows too wide for json");
 	j->t = t;
 	j->nt = nt;
@@ -118,8 +118,7 @@ static int json_tensor(struct pe_sink *s, size_t index, struct pe_error *err)
 	for (k = 0; k < t->ndim; k++)
 		n += snprintf(head + n, sizeof head - (size_t)n, "%s%llu", k ? "," : "",
 			      (unsigned long long)t->shape[k]);
-	snprintf(head + n, sizeof head - (size_t)n, "],\"dtype\":\"%s\",",
-		 t->dtype == PE_F32 ? "float32" : "int32");
+	snprintf(head + n, sizeof head - (size_t)n, "],\"dtype\":\"%s\",", pe_dtype_name(t->dtype));
 	if (json_puts(j, head, err) != 0)
 		return -1;
 	return open_data(j, j->meta, err);
@@ -141,6 +140,7 @@ static int json_encode(const struct pe_sink *s, const struct pe_tensor *t, uint6
 	uint64_t inner = t->ndim == 3 ? t->shape[1] : 0;
 	const float *f = data;
 	const int32_t *iv = data;
+	double v;
 
 	(void)s;
 	for (r = 0; r < nrows; r++, row++) {
@@ -156,6 +156,12 @@ static int json_encode(const struct pe_sink *s, const struct pe_tensor *t, uint6
 				out[n++] = ',';
 			if (t->dtype == PE_I32) {
 				n += pe_fmt_i64(iv[r * cols + k], out + n);
+				continue;
+			}
+			if (t->dtype != PE_F32) {
+				n += pe_sink_fmt(t->dtype, data, r * cols + k, out + n, &v);
+				if (!isfinite(v))
+					return pe_json_nonfinite(t->name, row, k, v, err);
 				continue;
 			}
 			if (!isfinite(f[r * cols + k]))

@@ -3,6 +3,7 @@
  * values after a header:
  *   "\x93NUMPY" 0x01 0x00, header length (uint16 LE), then the dict
  *   {'descr': '<f4', 'fortran_order': False, 'shape': (R, C), }
+ *   ('<i4' for integers; '<f2' or '<f8' for --dtype float16 or float64)
  *   padded with spaces and ended by '\n' so the data starts at a multiple of
  *   64 bytes.  The padding rule is NumPy's own (1 to 64 spaces), so the
  *   header matches np.save byte for byte apart from the spare spaces newer
@@ -20,8 +21,14 @@ static size_t npy_header(const struct pe_tensor *t, unsigned char *buf, size_t c
 	int n, k;
 	size_t len, pad, total;
 
+	static const char *const descr[] = { [PE_F32] = "<f4", [PE_I32] = "<i4", [PE_F16] = "<f2",
+					     [PE_F64] = "<f8" };
+
+	/* NumPy has no bfloat16: cli/emit.c refuses it before this */
+	if (t->dtype == PE_BF16)
+		return 0;
 	n = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (",
-		     t->dtype == PE_F32 ? "<f4" : "<i4");
+		     descr[t->dtype]);
 	for (k = 0; k < t->ndim; k++)
 		n += snprintf(dict + n, sizeof dict - (size_t)n, "%s%llu", k ? ", " : "",
 			      (unsigned long long)t->shape[k]);

@@ -1,7 +1,7 @@
 /*
- * raw: the values little-endian (float32, or int32 for integer results),
- * row-major, nothing else: np.fromfile(path, '<f4').reshape(R, C) reads
- * it back.  Several tensors are refused: without a header nothing would
+ * raw: the values little-endian (float32, or int32 for integer results;
+ * float16, bfloat16 or float64 with --dtype), row-major, nothing else:
+ * np.fromfile(path, '<f4').reshape(R, C) reads it back.  Several tensors are refused: without a header nothing would
  * tell where one ends.  npy is this sink with NumPy's header in front
  * (sink_npy.c).
  */
@@ -18,6 +18,7 @@ struct raw_sink {
 	const char *name;
 	size_t (*header)(const struct pe_tensor *t, unsigned char *buf, size_t cap);
 	uint64_t cols;
+	size_t size;		/* bytes per value */
 };
 
 static int raw_begin(struct pe_sink *s, const struct pe_tensor *t, size_t nt,
@@ -33,7 +34,8 @@ static int raw_begin(struct pe_sink *s, const struct pe_tensor *t, size_t nt,
 			       "%s holds one array, this result has %zu (use safetensors or json)",
 			       r->name, nt);
 	r->cols = t->cols;
-	pe_write_expect(r->fp, pe_tensor_elems(t) * 4);
+	r->size = pe_dtype_size(t->dtype);
+	pe_write_expect(r->fp, pe_tensor_elems(t) * r->size);
 	if (!r->header)
 		return 0;
 	n = r->header(t, head, sizeof head);
@@ -46,7 +48,7 @@ static int raw_rows(struct pe_sink *s, const void *data, size_t nrows, struct pe
 {
 	struct raw_sink *r = (struct raw_sink *)s;
 
-	return pe_write_le32(r->fp, data, nrows * (size_t)r->cols, err);
+	return pe_write_le(r->fp, data, nrows * (size_t)r->cols, r->size, err);
 }
 
 static void raw_destroy(struct pe_sink *s)

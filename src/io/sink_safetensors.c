@@ -3,7 +3,8 @@
  *   8 bytes   N, the header length, uint64 little-endian
  *   N bytes   JSON: {"__metadata__":{str:str}, NAME:{"dtype","shape","data_offsets"}}
  *             padded with spaces so the data starts 8-byte aligned
- *   data      the tensors back to back, little-endian, row-major; offsets
+ *   data      the tensors back to back (F32, I32, or F16, BF16, F64 with
+ *             --dtype), little-endian, row-major; offsets
  *             are relative to the end of the header, [begin, end)
  * Shapes and offsets are written as integer text (cJSON raw items), not as
  * doubles, so sizes past 2^53 bytes would still be exact.  The tensors'
@@ -48,6 +49,10 @@ static cJSON *int_array(const uint64_t *v, size_t n)
 	return a;
 }
 
+/* the dtype names of the format */
+static const char *const st_dtype[] = { [PE_F32] = "F32", [PE_I32] = "I32", [PE_F16] = "F16",
+					[PE_BF16] = "BF16", [PE_F64] = "F64" };
+
 static cJSON *header_json(const struct pe_tensor *t, size_t nt, const struct pe_meta *meta,
 			  struct pe_error *err)
 {
@@ -77,7 +82,7 @@ static cJSON *header_json(const struct pe_tensor *t, size_t nt, const struct pe_
 			pe_fail(err, PE_ERR_USAGE, "two tensors are named '%s'", t[i].name);
 			return NULL;
 		}
-		bytes = pe_tensor_elems(&t[i]) * 4;
+		bytes = pe_tensor_elems(&t[i]) * pe_dtype_size(t[i].dtype);
 		off[0] = off[1];
 		if (off[0] > UINT64_MAX - bytes) {
 			cJSON_Delete(root);
@@ -86,7 +91,7 @@ static cJSON *header_json(const struct pe_tensor *t, size_t nt, const struct pe_
 		}
 		off[1] = off[0] + bytes;
 		obj = cJSON_AddObjectToObject(root, t[i].name);
-		if (!obj || !cJSON_AddStringToObject(obj, "dtype", t[i].dtype == PE_F32 ? "F32" : "I32"))
+		if (!obj || !cJSON_AddStringToObject(obj, "dtype", st_dtype[t[i].dtype]))
 			goto oom;
 		arr = int_array(t[i].shape, (size_t)t[i].ndim);
 		if (!arr || !cJSON_AddItemToObject(obj, "shape", arr)) {
@@ -119,7 +124,8 @@ static int st_begin(struct pe_sink *s, const struct pe_tensor *t, size_t nt,
 
 	st->t = t;
 	for (i = 0; i < nt; i++)
-		data += pe_tensor_elems(&t[i]) * 4;	/* bounded: the header holds the offsets */
+		/* bounded: the header holds the offsets */
+		data += pe_tensor_elems(&t[i]) * pe_dtype_size(t[i].dtype);
 	pe_write_expect(st->fp, data);
 	root = header_json(t, nt, meta, err);
 	if (!root)
@@ -154,8 +160,9 @@ static int st_tensor(struct pe_sink *s, size_t index, struct pe_error *err)
 static int st_rows(struct pe_sink *s, const void *data, size_t nrows, struct pe_error *err)
 {
 	struct st_sink *st = (struct st_sink *)s;
+	const struct pe_tensor *t = &st->t[st->cur];
 
-	return pe_write_le32(st->fp, data, nrows * (size_t)st->t[st->cur].cols, err);
+	return pe_write_le(st->fp, data, nrows * (size_t)t->cols, pe_dtype_size(t->dtype), err);
 }
 
 static void st_destroy(struct pe_sink *s)

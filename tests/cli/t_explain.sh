@@ -214,10 +214,12 @@ fails 2 "explain --rows" "--rows does not apply to explain$" explain rope --rows
 fails 2 "explain --cmap without a figure" "--cmap applies to figures" explain rope --cmap magma
 fails 2 "explain --cmap on a chart" "--cmap does not apply to a line chart$" explain rope --cmap magma -o "$T/eo/x.png"
 fails 2 "explain --header on text" "--header applies to csv output only$" explain rope --header
+fails 2 "explain --dtype" "--dtype does not apply to explain (its report prints the values' decimals, it stores no tensor)$" \
+	explain rope -f json --dtype float16 -o "$T/eo/x.json"
 fails 2 "explain alibi --precision" "--precision does not apply to alibi$" explain alibi --precision float32
 fails 2 "explain a bad option value" "yarn scaling needs --factor (a positive number), got 0$" \
 	explain rope --scaling yarn -o "$T/eo/x.json"
-fails 1 "explain a config with a bad key" "$HF/../rope_bad_type.json: rope_parameters.rope_theta must be a number, got '\"10000\"'$" \
+fails 1 "explain a config with a bad key" "$HF/../rope_bad_type.json: rope_theta must be a number, got '\"10000\"'$" \
 	explain rope --from-config "$HF/../rope_bad_type.json" -o "$T/eo/x.json"
 fails 1 "explain a missing config" "$T/eo/none.json: cannot open: No such file or directory$" \
 	explain rope --from-config "$T/eo/none.json"

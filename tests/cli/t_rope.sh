@@ -162,6 +162,20 @@ data_error "config huge attention factor" "$C/big_attention.json: rope_parameter
 	generate rope --from-config "$C/big_attention.json" -n 4
 data_error "config longrope list length" "$C/short_list.json: rope_scaling.long_factor has 2 values, rotary width 8 needs 4" \
 	generate rope --from-config "$C/short_list.json" -n 4
+# issue 21's bad configs: what transformers refuses or reads otherwise than
+# the file says; one line naming the file and key, exit 1, no output file
+printf '{"hidden_size":64,"num_attention_heads":4,"rope_theta":NaN}' >"$C/nan.json"
+printf '{"hidden_size":64,"num_attention_heads":4,"num_hidden_layers":2,"layer_types":["sliding_attention","full_attention"],"rope_parameters":{"sliding_attention":{"rope_type":"default","rope_theta":1e4},"full_attention":{"rope_type":"default","rope_theta":1e6},"factor":8}}' >"$C/nested_key.json"
+printf '{"model_type":"gemma4_text","hidden_size":256,"num_attention_heads":4,"num_hidden_layers":6,"per_layer_config":{"6":{"head_dim":128}}}' >"$C/layer_index.json"
+printf '{"head_dim":64,"rope_parameters":{"rope_type":"proportional","rope_theta":1e6}}' >"$C/proportional.json"
+fails 1 "config NaN" "$C/nan.json: rope_theta is NaN (at byte 55)" \
+	generate rope --from-config "$C/nan.json" -n 2 -o "$T/eo/o.csv"
+fails 1 "config nested key not a layer type" "$C/nested_key.json: rope_parameters.factor is not a layer type of the config" \
+	generate rope --from-config "$C/nested_key.json" -n 2 --table all -o "$T/eo/o.safetensors"
+fails 1 "config per_layer_config index out of range" "$C/layer_index.json: per_layer_config key '6' is not a layer index from 0 to 5" \
+	generate rope --from-config "$C/layer_index.json" -n 2 --layer-type full_attention -o "$T/eo/o.npy"
+fails 1 "config proportional without partial_rotary_factor" "$C/proportional.json: rope_parameters.partial_rotary_factor is missing" \
+	generate rope --from-config "$C/proportional.json" -n 2 -o "$T/eo/o.csv"
 data_error "similarity: config yarn theta 1" "$C/yarn_theta1.json: yarn scaling needs rope_theta greater than 1" \
 	similarity rope --from-config "$C/yarn_theta1.json" -n 2
 # the same rules given as options stay usage errors naming the options

@@ -16,6 +16,7 @@ detail`; a group ends with `GROUP: N passed, M failed`.  A posenc error, a
 missing library feature or an exception is a failure, never a skip.
 """
 
+import math
 import os
 import re
 import shutil
@@ -103,6 +104,17 @@ class Group:
             data = {k: f.get_tensor(k) for k in f.keys()}
         os.unlink(out)
         return data, meta
+
+    def torch_tensors(self, *args):
+        """posenc ARGS -o x.safetensors read as torch tensors ({name:
+        tensor}): bfloat16, which NumPy lacks, included."""
+        from safetensors import safe_open
+        out = self.path("out.safetensors")
+        posenc(*args, "-o", out)
+        with safe_open(out, "pt") as f:
+            data = {k: f.get_tensor(k) for k in f.keys()}
+        os.unlink(out)
+        return data
 
     def npy(self, *args):
         """posenc ARGS -o x.npy, read with numpy.load."""
@@ -235,6 +247,42 @@ def float64_pipeline(what, got, lib, truth, eps, limit=2000):
         return True, "%s bit-identical (%d values)" % (what, got.size)
     return True, ("%s identical except %d of %d values, each a float64 rounding-boundary case "
                   "confirmed at 60 digits (up to %d ulp)" % (what, diff.size, got.size, worst))
+
+
+def narrow_bits(d, dtype):
+    """The float16 or bfloat16 (dtype "float16", "bfloat16") nearest to each
+    double of d, ties to even, as int16 bit patterns: torch's .to() of the
+    float64 tensor, which rounds through float32, corrected where that
+    double rounding matters -- where the float32 lies exactly halfway
+    between two values of the type and the double does not -- by exact
+    rational arithmetic.  Returns (bits, how many torch had wrong)."""
+    import fractions
+    import torch
+    tdt = torch.float16 if dtype == "float16" else torch.bfloat16
+    d = np.ascontiguousarray(d, dtype=np.float64)
+    bits = torch.from_numpy(d).to(tdt).view(torch.int16).numpy().copy()
+    f32 = d.astype(np.float32)
+    # a float32 halfway between two values of the type: its neighbours
+    # round apart
+    up = torch.from_numpy(np.nextafter(f32, np.float32(np.inf))).to(tdt).view(torch.int16).numpy()
+    dn = torch.from_numpy(np.nextafter(f32, np.float32(-np.inf))).to(tdt).view(torch.int16).numpy()
+    for i in np.flatnonzero((up != dn) & (f32.astype(np.float64) != d) & np.isfinite(d)):
+        h = int(bits.flat[i])
+        here = torch.tensor([h], dtype=torch.int16).view(tdt).double().item()
+        if here == 0 or not math.isfinite(here):
+            continue
+        up = torch.tensor([h + 1], dtype=torch.int16).view(tdt).double().item()
+        down = torch.tensor([h - 1], dtype=torch.int16).view(tdt).double().item()
+        x = fractions.Fraction(float(d.flat[i]))
+        for cand, hc in ((up, h + 1), (down, h - 1)):
+            if not math.isfinite(cand):
+                continue
+            c, v = fractions.Fraction(cand), fractions.Fraction(here)
+            if abs(x - c) < abs(x - v) or (abs(x - c) == abs(x - v) and hc % 2 == 0 and h % 2 == 1):
+                bits.flat[i] = hc
+                break
+    fixed = int((bits != torch.from_numpy(d).to(tdt).view(torch.int16).numpy()).sum())
+    return bits, fixed
 
 
 def equal(what, got, want):

@@ -41,6 +41,7 @@ GROUPS = [
     ("buckets", "ref_buckets.py", {}),
     ("sincos2d", "ref_sincos2d.py", {}),
     ("files", "ref_files.py", {}),
+    ("families", "ref_families.py", {}),
     ("explain", "ref_explain.py", {}),
     ("axial", "ref_axial.py", {}),
     ("axial-avx2", "ref_axial.py", {"ATEN_CPU_CAPABILITY": "avx2"}),

@@ -23,7 +23,7 @@
 #include <sleef.h>
 #pragma GCC pop_options
 
-enum ref_fn { REF_SIN, REF_COS, REF_EXP, REF_POW };
+enum ref_fn { REF_SIN, REF_COS, REF_EXP, REF_POW, REF_LOG, REF_LOG1P, REF_NFN };
 
 static int ref_has_avx2(void)
 {
@@ -53,6 +53,12 @@ __attribute__((target("avx2,fma"), noinline)) static void ref_avx2(enum ref_fn f
 	case REF_EXP:
 		r = Sleef_expf8_u10avx2(a);
 		break;
+	case REF_LOG:
+		r = Sleef_logf8_u10avx2(a);
+		break;
+	case REF_LOG1P:
+		r = Sleef_log1pf8_u10avx2(a);
+		break;
 	default:
 		r = Sleef_powf8_u10avx2(a, _mm256_loadu_ps(y));
 		break;
@@ -76,6 +82,12 @@ __attribute__((target("avx2,fma,avx512f"), noinline)) static void ref_avx512(enu
 	case REF_EXP:
 		r = Sleef_expf16_u10avx512f(a);
 		break;
+	case REF_LOG:
+		r = Sleef_logf16_u10avx512f(a);
+		break;
+	case REF_LOG1P:
+		r = Sleef_log1pf16_u10avx512f(a);
+		break;
 	default:
 		r = Sleef_powf16_u10avx512f(a, _mm512_loadu_ps(y));
 		break;
@@ -93,6 +105,10 @@ static inline float ref_emulate(enum ref_fn fn, const float *x, size_t n, size_t
 		return pe_sleef_cosf(x[k], pe_sleef_trig_ph(x, n));
 	case REF_EXP:
 		return pe_sleef_expf(x[k]);
+	case REF_LOG:
+		return pe_sleef_logf(x[k]);
+	case REF_LOG1P:
+		return pe_sleef_log1pf(x[k]);
 	default:
 		return pe_sleef_powf(x[k], y);
 	}

@@ -2,9 +2,11 @@
  * ALiBi: slopes against the research notes (section 4.1) and an
  * independent port of MPT's gen_slopes rule (written here), biases against
  * the closed forms, the 3-D shape, and the per-row-constant relation
- * between the forms.
+ * between the forms; the double fill (--dtype) against MPFR: every value
+ * m d correctly rounded to double.
  */
 #include <math.h>
+#include <mpfr.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -190,6 +192,72 @@ static void test_slopes_tensor(void **state)
 	pe_alibi_free(&a);
 }
 
+/* slope k of H heads (the paper's rule) times d, rounded to double by MPFR */
+static double ref_bias(uint64_t heads, uint64_t k, int64_t d)
+{
+	uint64_t c = 1, num, den;
+	mpfr_t x;
+	double v;
+
+	while (c <= heads / 2)
+		c *= 2;
+	num = k < c ? k + 1 : 2 * (k - c) + 1;
+	den = k < c ? c : 2 * c;
+	mpfr_init2(x, 256);
+	mpfr_set_si(x, -8 * (long)num, MPFR_RNDN);
+	mpfr_div_ui(x, x, (unsigned long)den, MPFR_RNDN);
+	mpfr_exp2(x, x, MPFR_RNDN);
+	mpfr_mul_si(x, x, (long)d, MPFR_RNDN);
+	v = mpfr_get_d(x, MPFR_RNDN);
+	mpfr_clear(x);
+	return v;
+}
+
+static void test_double_fill(void **state)
+{
+	static const uint64_t heads[] = { 12, 8, 5, 40 };
+	struct pe_alibi_params p;
+	struct pe_alibi a;
+	struct pe_tensor t;
+	struct pe_error err;
+	uint64_t seed = 7, n = 70001, i, row, head, bad = 0;
+	double *row64 = malloc(n * sizeof *row64), want;
+	size_t h, j;
+	int form;
+
+	(void)state;
+	assert_non_null(row64);
+	for (h = 0; h < sizeof heads / sizeof heads[0]; h++)
+		for (form = 0; form < 3; form++) {
+			pe_alibi_defaults(&p);
+			p.heads = heads[h];
+			p.positions = n;
+			p.form = (enum pe_alibi_form)form;
+			assert_int_equal(pe_alibi_init(&a, &p, &err), 0);
+			assert_int_equal(pe_alibi_tensor(&a, &t, &err), 0);
+			assert_non_null(t.fill64);
+			for (i = 0; i < (pe_test_quick() ? 2u : 6u); i++) {
+				row = pe_test_rand(&seed) % t.rows;
+				head = row / n;
+				assert_int_equal(t.fill64(t.ctx, row, 1, row64, &err), 0);
+				for (j = 0; j < n; j += 1 + (size_t)(pe_test_rand(&seed) % 97)) {
+					int64_t q = (int64_t)(row % n), d = form == 0 ? (int64_t)j < q ? q - (int64_t)j : 0
+						  : form == 1 ? (q > (int64_t)j ? q - (int64_t)j : (int64_t)j - q)
+						  : -(int64_t)j;
+
+					want = d == 0 ? 0.0 : ref_bias(heads[h], head, -d);
+					if (memcmp(&row64[j], &want, sizeof want) != 0 && bad++ < 5)
+						print_error("H %llu form %d row %llu col %zu: %.17g, want %.17g\n",
+							    (unsigned long long)heads[h], form,
+							    (unsigned long long)row, j, row64[j], want);
+				}
+			}
+			pe_alibi_free(&a);
+		}
+	free(row64);
+	assert_int_equal(bad, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -198,6 +266,7 @@ int main(void)
 		cmocka_unit_test(test_forms),
 		cmocka_unit_test(test_one_head),
 		cmocka_unit_test(test_slopes_tensor),
+		cmocka_unit_test(test_double_fill),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -13,7 +13,8 @@
  * frequencies rounded wrongly (row 751181 column 5 was 1.01 ulp off).
  * Tiny frequencies (whole columns of values near zero, and cos(p f) just
  * below 1 times an attention factor on a rounding boundary) are checked
- * at 2400 bits.
+ * at 2400 bits.  The double fill of each (--dtype: every value correctly
+ * rounded to double) is checked on a share of the same rows.
  * PE_TEST_QUICK (make valgrind): fewer random rows.
  */
 #include <math.h>
@@ -43,10 +44,38 @@ static void expect_f32(float got, float want, const char *what, uint64_t row, si
 			    (long long)pe_ulp_diff(got, want));
 }
 
+static void expect_f64(double got, double want, const char *what, uint64_t row, size_t col)
+{
+	if (memcmp(&got, &want, sizeof got) == 0)
+		return;
+	if (bad++ < 8)
+		print_error("%s (float64) row %llu col %zu: got %.17g want %.17g\n", what,
+			    (unsigned long long)row, col, got, want);
+}
+
 static void expect_none(const char *what)
 {
 	if (bad)
 		fail_msg("%s: %zu values not correctly rounded", what, bad);
+}
+
+/* scale * sin(p f) (want_cos: cos) rounded to double */
+static double ref_value64(mpfr_t f, int64_t p, int want_cos, double scale)
+{
+	mpfr_t a;
+	double v;
+
+	mpfr_init2(a, PREC);
+	mpfr_set_d(a, (double)p, MPFR_RNDN);
+	mpfr_mul(a, a, f, MPFR_RNDN);
+	if (want_cos)
+		mpfr_cos(a, a, MPFR_RNDN);
+	else
+		mpfr_sin(a, a, MPFR_RNDN);
+	mpfr_mul_d(a, a, scale, MPFR_RNDN);
+	v = mpfr_get_d(a, MPFR_RNDN);
+	mpfr_clear(a);
+	return v;
 }
 
 /* scale * sin(p f) (want_cos: cos) rounded to float32 */
@@ -117,16 +146,22 @@ static void check_sinusoidal(const char *what, const struct pe_sinusoidal_params
 {
 	struct pe_sinusoidal s;
 	struct pe_error err;
+	struct pe_tensor t;
 	size_t d = (size_t)p->dim, i, k, nf;
 	mpfr_t *f;
 	float *buf;
+	double *b64;
 
 	assert_int_equal(pe_sinusoidal_init(&s, p, &err), 0);
+	assert_int_equal(pe_sinusoidal_tensor(&s, &t, &err), 0);
+	assert_non_null(t.fill64);
 	nf = s.nfreq;
 	f = malloc((nf ? nf : 1) * sizeof *f);
 	buf = malloc(d * sizeof *buf);
+	b64 = malloc(d * sizeof *b64);
 	assert_non_null(f);
 	assert_non_null(buf);
+	assert_non_null(b64);
 	for (k = 0; k < nf; k++) {
 		mpfr_init2(f[k], PREC);
 		sin_freq(f[k], p, k);
@@ -144,11 +179,24 @@ static void check_sinusoidal(const char *what, const struct pe_sinusoidal_params
 			if (k < s.ncos)
 				expect_f32(buf[cc], ref_value(f[k], pos, 1, 1.0), what, rows[i], cc);
 		}
+		/* the double fill (--dtype) on every fourth row */
+		if (i % 4)
+			continue;
+		assert_int_equal(t.fill64(t.ctx, rows[i], 1, b64, &err), 0);
+		for (k = 0; k < nf; k++) {
+			int inter = s.layout == PE_LAYOUT_INTERLEAVED;
+			size_t cs = inter ? 2 * k : k, cc = inter ? 2 * k + 1 : s.nsin + k;
+
+			expect_f64(b64[cs], ref_value64(f[k], pos, 0, 1.0), what, rows[i], cs);
+			if (k < s.ncos)
+				expect_f64(b64[cc], ref_value64(f[k], pos, 1, 1.0), what, rows[i], cc);
+		}
 	}
 	for (k = 0; k < nf; k++)
 		mpfr_clear(f[k]);
 	free(f);
 	free(buf);
+	free(b64);
 	pe_sinusoidal_free(&s);
 	expect_none(what);
 }
@@ -342,6 +390,7 @@ static void check_rope(const char *what, const struct pe_rope_params *p, const u
 	size_t R = (size_t)p->rotary_dim, half = R / 2, i, j, b;
 	mpfr_t *inv;
 	float *c, *s, *a, *iv;
+	double *c64, *s64, *a64, *iv64;
 
 	if (pe_rope_init(&r, p, &err) != 0)
 		fail_msg("pe_rope_init: %s", err.msg);
@@ -350,17 +399,24 @@ static void check_rope(const char *what, const struct pe_rope_params *p, const u
 	s = malloc(PE_ROPE_STEP * R * sizeof *s);
 	a = malloc(PE_ROPE_STEP * R * sizeof *a);
 	iv = malloc(r.nfreq * sizeof *iv);
-	assert_true(inv && c && s && a && iv);
+	c64 = malloc(R * sizeof *c64);
+	s64 = malloc(R * sizeof *s64);
+	a64 = malloc(R * sizeof *a64);
+	iv64 = malloc(r.nfreq * sizeof *iv64);
+	assert_true(inv && c && s && a && iv && c64 && s64 && a64 && iv64);
 	assert_int_equal(pe_rope_tensor(&r, PE_ROPE_COS, &tc, &err), 0);
 	assert_int_equal(pe_rope_tensor(&r, PE_ROPE_SIN, &ts, &err), 0);
 	assert_int_equal(pe_rope_tensor(&r, PE_ROPE_ANGLES, &ta, &err), 0);
 	assert_int_equal(pe_rope_tensor(&r, PE_ROPE_INV_FREQ, &ti, &err), 0);
 	assert_int_equal(ti.fill(ti.ctx, 0, r.nfreq, iv, &err), 0);
+	assert_true(tc.fill64 && ts.fill64 && ta.fill64 && ti.fill64);
+	assert_int_equal(ti.fill64(ti.ctx, 0, r.nfreq, iv64, &err), 0);
 	bad = 0;
 	for (j = 0; j < r.nfreq; j += jstep) {
 		mpfr_init2(inv[j], PREC);
 		rope_inv(inv[j], &r, j);
 		expect_f32(iv[j], pe_mpfr_to_f32(inv[j]), "inv_freq", 0, j);
+		expect_f64(iv64[j], mpfr_get_d(inv[j], MPFR_RNDN), "inv_freq", 0, j);
 	}
 	for (i = 0; i < nrows; i++) {
 		uint64_t b0 = rows[i] - rows[i] % PE_ROPE_STEP;
@@ -390,6 +446,25 @@ static void check_rope(const char *what, const struct pe_rope_params *p, const u
 				mpfr_clear(ang);
 			}
 		}
+		/* the double fill (--dtype): the given row itself */
+		assert_int_equal(tc.fill64(tc.ctx, rows[i], 1, c64, &err), 0);
+		assert_int_equal(ts.fill64(ts.ctx, rows[i], 1, s64, &err), 0);
+		assert_int_equal(ta.fill64(ta.ctx, rows[i], 1, a64, &err), 0);
+		for (j = 0; j < r.nfreq; j += jstep) {
+			int64_t pos = p->offset + (int64_t)rows[i];
+			size_t col = rope_col(&r, j), col2 = col + (r.p.layout != PE_LAYOUT_INTERLEAVED ? half : 1);
+			double wc = ref_value64(inv[j], pos, 1, r.attention);
+			mpfr_t ang;
+
+			expect_f64(c64[col], wc, what, rows[i], col);
+			expect_f64(c64[col2], wc, what, rows[i], col2);
+			expect_f64(s64[col], ref_value64(inv[j], pos, 0, r.attention), what, rows[i], col);
+			mpfr_init2(ang, PREC);
+			mpfr_set_d(ang, (double)pos, MPFR_RNDN);
+			mpfr_mul(ang, ang, inv[j], MPFR_RNDN);
+			expect_f64(a64[col], mpfr_get_d(ang, MPFR_RNDN), "angles", rows[i], col);
+			mpfr_clear(ang);
+		}
 	}
 	for (j = 0; j < r.nfreq; j += jstep)
 		mpfr_clear(inv[j]);
@@ -398,6 +473,10 @@ static void check_rope(const char *what, const struct pe_rope_params *p, const u
 	free(s);
 	free(a);
 	free(iv);
+	free(c64);
+	free(s64);
+	free(a64);
+	free(iv64);
 	pe_rope_free(&r);
 	expect_none(what);
 }
@@ -550,10 +629,12 @@ static void test_grid2d(void **state)
 	struct pe_grid2d_params p;
 	struct pe_grid2d g;
 	struct pe_error err;
+	struct pe_tensor t;
 	size_t q, k, i, d;
 	uint64_t seed = 50;
 	mpfr_t *w;
 	float *buf;
+	double *b64;
 	int preset;
 
 	(void)state;
@@ -569,7 +650,9 @@ static void test_grid2d(void **state)
 		d = (size_t)p.dim;
 		w = malloc(q * sizeof *w);
 		buf = malloc(d * sizeof *buf);
-		assert_true(w && buf);
+		b64 = malloc(d * sizeof *b64);
+		assert_true(w && buf && b64);
+		assert_int_equal(pe_grid2d_tensor(&g, &t, &err), 0);
 		for (k = 0; k < q; k++) {
 			mpfr_init2(w[k], PREC);
 			ref_pow(w[k], p.base, -(long)k, (unsigned long)q);
@@ -596,11 +679,24 @@ static void test_grid2d(void **state)
 				expect_f32(buf[2 * q + k], preset == 0 ? s2 : c1, "sincos2d", tok, 2 * q + k);
 				expect_f32(buf[3 * q + k], c2, "sincos2d", tok, 3 * q + k);
 			}
+			if (i % 4)
+				continue;
+			assert_int_equal(t.fill64(t.ctx, tok, 1, b64, &err), 0);
+			for (k = 0; k < q; k++) {
+				double s1 = ref_value64(w[k], first, 0, 1.0), c1 = ref_value64(w[k], first, 1, 1.0);
+				double s2 = ref_value64(w[k], second, 0, 1.0), c2 = ref_value64(w[k], second, 1, 1.0);
+
+				expect_f64(b64[k], s1, "sincos2d", tok, k);
+				expect_f64(b64[q + k], preset == 0 ? c1 : s2, "sincos2d", tok, q + k);
+				expect_f64(b64[2 * q + k], preset == 0 ? s2 : c1, "sincos2d", tok, 2 * q + k);
+				expect_f64(b64[3 * q + k], c2, "sincos2d", tok, 3 * q + k);
+			}
 		}
 		for (k = 0; k < q; k++)
 			mpfr_clear(w[k]);
 		free(w);
 		free(buf);
+		free(b64);
 		pe_grid2d_free(&g);
 		expect_none(preset == 0 ? "sincos2d mae" : "sincos2d timm");
 	}

@@ -14,6 +14,7 @@
 
 #include <mpfr.h>
 
+#include "core/dtype.h"
 #include "io/fmt.h"
 #include "io/fmt_scale.h"
 #include "testutil.h"
@@ -269,6 +270,93 @@ static void test_scale_table(void **state)
 	mpfr_clears(f, ten, g, (mpfr_ptr)0);
 }
 
+/* Every float16 and bfloat16: the fast formatter against its definition,
+ * the text read back (strtod, rounded once to the type) to the same bits,
+ * and at most 5 (float16) or 4 (bfloat16) significant digits. */
+static void narrow_all(int half)
+{
+	char fast[PE_FMT_BUF], slow[PE_FMT_BUF];
+	uint32_t u;
+	uint64_t bad = 0, n = 0;
+
+	for (u = 0; u < 65536; u++) {
+		uint16_t h = (uint16_t)u, back;
+		size_t len = half ? pe_fmt_f16(h, fast) : pe_fmt_bf16(h, fast), k, digits = 0;
+		double v = half ? (double)pe_from_f16(h) : (double)pe_from_bf16(h);
+		int lead = 1;
+
+		(half ? pe_fmt_f16_slow : pe_fmt_bf16_slow)(h, slow);
+		n++;
+		if (strlen(fast) != len || strcmp(fast, slow) != 0) {
+			if (bad++ < 5)
+				print_error("%s %#06x: fast '%s', definition '%s'\n",
+					    half ? "float16" : "bfloat16", (unsigned)h, fast, slow);
+			continue;
+		}
+		if (isnan(v))
+			continue;
+		back = half ? pe_to_f16(strtod(fast, NULL)) : pe_to_bf16(strtod(fast, NULL));
+		for (k = 0; fast[k] && fast[k] != 'e'; k++) {
+			if (fast[k] >= '1' && fast[k] <= '9')
+				lead = 0;
+			digits += !lead && fast[k] >= '0' && fast[k] <= '9';
+		}
+		/* trailing zeros of the fixed form are not significant */
+		for (k = strcspn(fast, "e"); k > 0 && fast[k - 1] == '0' && !strchr(fast, '.') &&
+					     digits > 1; k--)
+			digits--;
+		if (back != h || digits > (half ? 5u : 4u)) {
+			if (bad++ < 5)
+				print_error("%s %#06x: '%s' reads back as %#06x, %zu digits\n",
+					    half ? "float16" : "bfloat16", (unsigned)h, fast, (unsigned)back,
+					    digits);
+		}
+	}
+	assert_int_equal(n, 65536);
+	assert_int_equal(bad, 0);
+}
+
+static void test_f16_all(void **state)
+{
+	char buf[PE_FMT_BUF];
+
+	(void)state;
+	narrow_all(1);
+	/* known texts: the largest, the smallest subnormal and normal, 0.1's neighbour */
+	pe_fmt_f16(0x7bff, buf);	/* 65504: 65500 rounds to it (NumPy: 65500.0) */
+	assert_string_equal(buf, "65500");
+	pe_fmt_f16(0x0001, buf);
+	assert_string_equal(buf, "6e-08");
+	pe_fmt_f16(0x0400, buf);
+	assert_string_equal(buf, "6.104e-05");
+	pe_fmt_f16(0x2e66, buf);
+	assert_string_equal(buf, "0.1");
+	pe_fmt_f16(0xbc00, buf);
+	assert_string_equal(buf, "-1");
+	pe_fmt_f16(0x8000, buf);
+	assert_string_equal(buf, "-0");
+	pe_fmt_f16(0xfc00, buf);
+	assert_string_equal(buf, "-inf");
+}
+
+static void test_bf16_all(void **state)
+{
+	char buf[PE_FMT_BUF];
+
+	(void)state;
+	narrow_all(0);
+	pe_fmt_bf16(0x3f80, buf);	/* 1 */
+	assert_string_equal(buf, "1");
+	pe_fmt_bf16(0x3dcd, buf);	/* 0.10009765625, which 0.1 rounds to */
+	assert_string_equal(buf, "0.1");
+	pe_fmt_bf16(0x7f7f, buf);	/* the largest */
+	assert_string_equal(buf, "3.39e+38");
+	pe_fmt_bf16(0x4680, buf);	/* 16384: spaced 128 apart there, 16400 rounds to it */
+	assert_string_equal(buf, "16400");
+	pe_fmt_bf16(0x4679, buf);	/* 15936, a rounded position */
+	assert_string_equal(buf, "15940");
+}
+
 static void test_i64(void **state)
 {
 	const int64_t cases[] = { 0, 1, -1, 9, 10, -10, 99, 100, 2147483647, -2147483648LL,
@@ -305,6 +393,8 @@ int main(void)
 		cmocka_unit_test(test_short_decimals),
 		cmocka_unit_test(test_integers),
 		cmocka_unit_test(test_i64),
+		cmocka_unit_test(test_f16_all),
+		cmocka_unit_test(test_bf16_all),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

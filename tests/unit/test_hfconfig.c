@@ -354,6 +354,48 @@ static void test_bad_values(void **state)
 	parse_bad("{\"rope_theta\": 1e4, \"partial_rotary_factor\": 1.5}", "at most 1");
 }
 
+/* per_layer_config (transformers 5.18's heterogeneous configs, what
+ * save_pretrained writes for Gemma 4's global_head_dim): the head dim of a
+ * type's layers, the global one for types it leaves alone; Gemma 4 without
+ * it takes global_head_dim for its full layers (512 by default). */
+static void test_per_layer_config(void **state)
+{
+	static const char g4[] =
+		"{\"model_type\": \"gemma4_text\", \"hidden_size\": 256, \"num_attention_heads\": 4,"
+		" \"head_dim\": 64, \"num_hidden_layers\": 6, \"global_head_dim\": 512,"
+		" \"per_layer_config\": {\"5\": {\"head_dim\": 128}}}";
+	static const char g4_global[] =
+		"{\"model_type\": \"gemma4_text\", \"hidden_size\": 256, \"num_attention_heads\": 4,"
+		" \"head_dim\": 64, \"num_hidden_layers\": 12, \"global_head_dim\": 256}";
+	static const char g4_mixed[] =
+		"{\"model_type\": \"gemma4_text\", \"hidden_size\": 256, \"num_attention_heads\": 4,"
+		" \"head_dim\": 64, \"num_hidden_layers\": 12,"
+		" \"per_layer_config\": {\"5\": {\"head_dim\": 128}, \"11\": {\"head_dim\": 256}}}";
+	struct pe_hfconfig c;
+	struct pe_error err = { PE_OK, "" };
+	int full, sliding;
+
+	(void)state;
+	assert_int_equal(pe_hfconfig_parse(g4, strlen(g4), "x.json", &c, &err), 0);
+	full = pe_hfconfig_type(&c, "full_attention");
+	sliding = pe_hfconfig_type(&c, "sliding_attention");
+	assert_true(full >= 0 && sliding >= 0);
+	assert_int_equal(c.rope[full].head_dim, 128);
+	assert_string_equal(pe_hfconfig_key(&c.rope[full], "head_dim"), "per_layer_config.5.head_dim");
+	assert_int_equal(c.rope[sliding].head_dim, 64);
+	pe_hfconfig_free(&c);
+	assert_int_equal(pe_hfconfig_parse(g4_global, strlen(g4_global), "x.json", &c, &err), 0);
+	assert_int_equal(c.rope[pe_hfconfig_type(&c, "full_attention")].head_dim, 256);
+	pe_hfconfig_free(&c);
+	parse_bad(g4_mixed, "per_layer_config gives the full_attention layers different overrides");
+	parse_bad("{\"model_type\": \"gemma4_text\", \"hidden_size\": 256, \"num_attention_heads\": 4,"
+		  " \"num_hidden_layers\": 6, \"per_layer_config\": {\"5\": {\"head_dim\": 0.5}}}",
+		  "per_layer_config.5.head_dim must be a positive integer");
+	parse_bad("{\"model_type\": \"gemma4_text\", \"hidden_size\": 256, \"num_attention_heads\": 4,"
+		  " \"num_hidden_layers\": 6, \"per_layer_config\": [1]}",
+		  "per_layer_config must be an object of layer indices");
+}
+
 /* Which key of the file sets each parameter core's messages name: the one
  * read, or where it would be read. */
 static void test_keys(void **state)
@@ -430,6 +472,72 @@ static void test_too_large(void **state)
 	free(path);
 }
 
+/* Issue 21's bad configs: what transformers 5.18 refuses (ValueError,
+ * KeyError, a strict dataclass field's type) or silently reads otherwise
+ * than the file says; one line naming the file's key. */
+static void test_bad_configs(void **state)
+{
+	static const char nested_ok[] =
+		"{\"hidden_size\": 64, \"num_attention_heads\": 4, \"num_hidden_layers\": 2,"
+		" \"layer_types\": [\"sliding_attention\", \"attention\"],"
+		" \"rope_parameters\": {\"sliding_attention\": {\"rope_type\": \"default\", \"rope_theta\": 1e4},"
+		" \"full_attention\": {\"rope_type\": \"default\", \"rope_theta\": 1e6},"
+		" \"chunked_attention\": {\"rope_type\": \"default\", \"rope_theta\": 5}}}";
+	struct pe_hfconfig c;
+	struct pe_error err = { PE_OK, "" };
+	size_t i;
+	int warned = 0;
+
+	(void)state;
+	parse_bad("{\"rope_theta\": 1e4, \"text_config\": [1]}", "text_config must be an object or null");
+	parse_bad("{\"rope_theta\": 1e4, \"num_hidden_layers\": 3,"
+		  " \"layer_types\": [\"full_attention\", \"full_attention\"]}",
+		  "layer_types has 2 entries, num_hidden_layers is 3");
+	parse_bad("{\"rope_theta\": 1e4, \"layer_types\": [\"full_attention\", \"sliding_atention\"]}",
+		  "layer_types[1] 'sliding_atention' is not a layer type of transformers 5.18");
+	/* MLP layer types are mlp_layer_types' names, not layer_types' */
+	parse_bad("{\"rope_theta\": 1e4, \"layer_types\": [\"dense\"]}", "layer_types[0] 'dense'");
+	parse_bad("{\"model_type\": \"smollm3\", \"hidden_size\": 64, \"num_attention_heads\": 4,"
+		  " \"num_hidden_layers\": 2, \"no_rope_layers\": [1, 0.5]}",
+		  "no_rope_layers must be a list of integers (item 1), got '0.5'");
+	parse_bad("{\"rope_scaling\": {\"type\": 2, \"factor\": 2}}", "rope_scaling.type must be a string");
+	parse_bad("{\"model_type\": \"gpt_neox\", \"rotary_emb_base\": \"1e4\"}",
+		  "rotary_emb_base must be a number, got '\"1e4\"'");
+	parse_bad("{\"head_dim\": 64, \"rope_parameters\": {\"rope_type\": \"proportional\", \"rope_theta\": 1e6}}",
+		  "partial_rotary_factor is missing: proportional RoPE without it rotates every pair");
+	parse_bad("{\"model_type\": \"llama4_text\", \"hidden_size\": 64, \"num_attention_heads\": 4,"
+		  " \"attn_temperature_tuning\": 1}", "attn_temperature_tuning must be true or false, got '1'");
+	/* nested by layer type: a key that is no layer type, a type left out */
+	parse_bad("{\"hidden_size\": 64, \"num_attention_heads\": 4, \"num_hidden_layers\": 2,"
+		  " \"layer_types\": [\"sliding_attention\", \"full_attention\"],"
+		  " \"rope_parameters\": {\"sliding_attention\": {\"rope_type\": \"default\", \"rope_theta\": 1e4},"
+		  " \"full_attention\": {\"rope_type\": \"default\", \"rope_theta\": 1e6}, \"factor\": 8}}",
+		  "rope_parameters.factor is not a layer type of the config");
+	parse_bad("{\"hidden_size\": 64, \"num_attention_heads\": 4, \"num_hidden_layers\": 3,"
+		  " \"layer_types\": [\"sliding_attention\", \"full_attention\", \"full_attention\"],"
+		  " \"rope_parameters\": {\"sliding_attention\": {\"rope_type\": \"default\", \"rope_theta\": 1e4}}}",
+		  "rope_parameters has no full_attention, the type of layers 1, 2");
+	/* per_layer_config's keys are layer indices */
+	parse_bad("{\"model_type\": \"gemma4_text\", \"hidden_size\": 256, \"num_attention_heads\": 4,"
+		  " \"num_hidden_layers\": 6, \"per_layer_config\": {\"6\": {\"head_dim\": 128}}}",
+		  "per_layer_config key '6' is not a layer index from 0 to 5");
+	parse_bad("{\"model_type\": \"gemma4_text\", \"hidden_size\": 256, \"num_attention_heads\": 4,"
+		  " \"num_hidden_layers\": 6, \"per_layer_config\": {\"x\": {}}}",
+		  "per_layer_config key 'x' is not a layer index");
+	/* Python's json reads NaN and Infinity */
+	parse_bad("{\"rope_theta\": NaN}", "rope_theta is NaN (at byte 15)");
+	parse_bad("{\"rope_scaling\": {\"type\": \"linear\", \"factor\": -Infinity}}",
+		  "factor is -Infinity");
+	/* the legacy name is read as its new one; a type no layer has is a warning */
+	assert_int_equal(pe_hfconfig_parse(nested_ok, strlen(nested_ok), "x.json", &c, &err), 0);
+	assert_true(pe_hfconfig_type(&c, "full_attention") >= 0);
+	assert_true(c.rope[pe_hfconfig_type(&c, "full_attention")].theta == 1e6);
+	for (i = 0; i < c.nwarn; i++)
+		warned |= strstr(c.warn[i], "rope_parameters.chunked_attention: no layer of the config") != NULL;
+	assert_true(warned);
+	pe_hfconfig_free(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -449,6 +557,8 @@ int main(void)
 		cmocka_unit_test(test_bad_values),
 		cmocka_unit_test(test_too_large),
 		cmocka_unit_test(test_keys),
+		cmocka_unit_test(test_per_layer_config),
+		cmocka_unit_test(test_bad_configs),
 		cmocka_unit_test(test_mla_and_query_keys),
 	};
 

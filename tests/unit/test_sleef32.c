@@ -20,7 +20,7 @@
 #include "sleef_ref.h"
 #include "testutil.h"
 
-static const char *const fn_names[] = { "sin", "cos", "exp", "pow" };
+static const char *const fn_names[] = { "sin", "cos", "exp", "pow", "log", "log1p" };
 
 /* every fn over vectors of n lanes: x[k] from the pattern stream, y[k] an
  * exponent; returns the mismatches (the first few printed) */
@@ -65,7 +65,7 @@ static void sweep(uint32_t stride, uint64_t *n, uint64_t *bad)
 			/* exponents as rope's arange(0, R, 2) / R, and beyond */
 			y[k] = (float)((u / 16 + k) % 4099) / 1024.0f - 2.0f;
 		}
-		for (f = REF_SIN; f <= REF_POW; f++) {
+		for (f = REF_SIN; f < REF_NFN; f++) {
 			const float *in = f == REF_POW ? ax : x;
 
 			if (has512)
@@ -80,7 +80,7 @@ static void sweep(uint32_t stride, uint64_t *n, uint64_t *bad)
 
 static void test_sample_of_all_floats(void **state)
 {
-	uint64_t n[4] = { 0 }, bad[4] = { 0 };
+	uint64_t n[REF_NFN] = { 0 }, bad[REF_NFN] = { 0 };
 	int f;
 
 	(void)state;
@@ -91,7 +91,7 @@ static void test_sample_of_all_floats(void **state)
 	}
 	/* 4099: a prime, about a million vectors; PE_TEST_QUICK a tenth */
 	sweep(pe_test_quick() ? 40961 : 4099, n, bad);
-	for (f = REF_SIN; f <= REF_POW; f++) {
+	for (f = REF_SIN; f < REF_NFN; f++) {
 		print_message("%s: %llu lanes, %llu differ\n", fn_names[f], (unsigned long long)n[f],
 			      (unsigned long long)bad[f]);
 		assert_true(n[f] > 0);
@@ -130,6 +130,36 @@ static void test_rope_angles(void **state)
 	assert_int_equal(bad, 0);
 }
 
+/* the query scales' arguments (core/qscale.h): log of 1 + k and log1p of
+ * k for every integer k below 2^22, as torch makes them of position ids */
+static void test_log_integers(void **state)
+{
+	float x[16], y[16] = { 0 }, one[16];
+	uint64_t n[REF_NFN] = { 0 }, bad = 0;
+	uint32_t k0;
+	size_t k;
+
+	(void)state;
+	if (!ref_has_avx2())
+		skip();
+	for (k0 = 0; k0 < (1u << 22); k0 += 16) {
+		for (k = 0; k < 16; k++) {
+			x[k] = (float)(k0 + k);
+			one[k] = x[k] + 1.0f;
+		}
+		if (ref_has_avx512()) {
+			bad += check_vectors(REF_LOG, 16, one, y, &n[REF_LOG]);
+			bad += check_vectors(REF_LOG1P, 16, x, y, &n[REF_LOG1P]);
+		}
+		bad += check_vectors(REF_LOG, 8, one + 8, y, &n[REF_LOG]);
+		bad += check_vectors(REF_LOG1P, 8, x, y, &n[REF_LOG1P]);
+	}
+	print_message("integers: %llu log, %llu log1p lanes, %llu differ\n",
+		      (unsigned long long)n[REF_LOG], (unsigned long long)n[REF_LOG1P],
+		      (unsigned long long)bad);
+	assert_int_equal(bad, 0);
+}
+
 /* edge cases: zeros, subnormals, the reduction thresholds, huge, inf, NaN */
 static void test_edges(void **state)
 {
@@ -151,7 +181,7 @@ static void test_edges(void **state)
 			x[k] = xs[(i + k) % nx];
 			y[k] = xs[(i + 3 * k + 1) % nx];
 		}
-		for (f = REF_SIN; f <= REF_POW; f++) {
+		for (f = REF_SIN; f < REF_NFN; f++) {
 			if (ref_has_avx512())
 				bad += check_vectors((enum ref_fn)f, 16, x, y, &n);
 			bad += check_vectors((enum ref_fn)f, 8, x, y, &n);
@@ -336,6 +366,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sample_of_all_floats),
 		cmocka_unit_test(test_rope_angles),
+		cmocka_unit_test(test_log_integers),
 		cmocka_unit_test(test_edges),
 		cmocka_unit_test(test_glibc_powf),
 		cmocka_unit_test(test_glibc_sincosf),

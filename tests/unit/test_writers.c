@@ -392,6 +392,137 @@ static void test_raw_and_rows(void **state)
 	assert_int_equal(err.code, PE_ERR_PARAM);
 }
 
+/* --dtype: a tensor stored as float16, bfloat16, float64 (core/tensor.h's
+ * pe_tensor_as) through every writer that holds values: the bytes, the
+ * npy descr, the safetensors dtype and offsets, the text read back. */
+static int fill64_from(const void *ctx, uint64_t r0, size_t nrows, void *out,
+		       struct pe_error *err)
+{
+	const struct pe_test_src *s = ctx;
+
+	(void)err;
+	memcpy(out, (const double *)s->data + r0 * s->cols, nrows * s->cols * 8);
+	return 0;
+}
+
+static void test_stored_types(void **state)
+{
+	/* 0.1 rounds to f16 0x2e66 and bf16 0x3dcd from the double, but a
+	 * float32 first would give the same here; 1 + 2^-11 + 2^-30 is the
+	 * double-rounding case: float32 makes it 1 + 2^-11, a tie that goes to
+	 * even (1), while the value itself is above the tie (1 + 2^-10) */
+	static const double D[2][3] = { { 0.1, -2.0, 1.0 + 0x1p-11 + 0x1p-30 },
+					{ 65504.0, -0.0, 3.0 } };
+	static const uint16_t f16[6] = { 0x2e66, 0xc000, 0x3c01, 0x7bff, 0x8000, 0x4200 };
+	static const uint16_t bf16[6] = { 0x3dcd, 0xc000, 0x3f80, 0x4780, 0x8000, 0x4040 };
+	static const float F[2][3] = { { 0.1f, -2.0f, 1.0f }, { 65504.0f, -0.0f, 3.0f } };
+	struct pe_test_src s = { D, 3 }, sf = { F, 3 };
+	struct pe_tensor t = tensor("d", &s, 2, 2, 3, 0, PE_F32), st, tf;
+	struct pe_tensor_as as;
+	struct pe_meta meta;
+	struct pe_error err;
+	size_t n, i;
+	unsigned char *b;
+	cJSON *h, *e;
+	double x;
+
+	(void)state;
+	pe_meta_init(&meta);
+	t.fill = NULL;
+	t.fill64 = fill64_from;
+	/* float16 */
+	assert_int_equal(pe_tensor_as(&st, &as, &t, PE_STORE_FLOAT16, &err), 0);
+	assert_int_equal(st.dtype, PE_F16);
+	b = write_fmt(PE_FMT_NPY, &st, 1, &meta, NULL, 0, &n, &err);
+	assert_non_null(strstr((char *)b + 10, "'descr': '<f2'"));
+	assert_int_equal(n, 128 + 12);
+	for (i = 0; i < 6; i++)
+		assert_int_equal(pe_get_u16le(b + 128 + 2 * i), f16[i]);
+	free(b);
+	b = write_fmt(PE_FMT_CSV, &st, 1, &meta, NULL, 0, &n, &err);
+	assert_string_equal((char *)b, "0.1,-2,1.001\n65500,-0,3\n");
+	free(b);
+	/* bfloat16: 65504 rounds up to 65536 */
+	assert_int_equal(pe_tensor_as(&st, &as, &t, PE_STORE_BFLOAT16, &err), 0);
+	b = write_fmt(PE_FMT_RAW, &st, 1, &meta, NULL, 0, &n, &err);
+	assert_int_equal(n, 12);
+	for (i = 0; i < 6; i++)
+		assert_int_equal(pe_get_u16le(b + 2 * i), bf16[i]);
+	free(b);
+	b = write_fmt(PE_FMT_SAFETENSORS, &st, 1, &meta, NULL, 0, &n, &err);
+	h = cJSON_ParseWithLength((char *)b + 8, (size_t)pe_get_u64le(b));
+	assert_non_null(h);
+	e = cJSON_GetObjectItem(cJSON_GetObjectItem(h, "d"), "dtype");
+	assert_string_equal(e->valuestring, "BF16");
+	e = cJSON_GetObjectItem(cJSON_GetObjectItem(h, "d"), "data_offsets");
+	assert_int_equal(cJSON_GetArrayItem(e, 1)->valuedouble, 12);
+	cJSON_Delete(h);
+	free(b);
+	b = write_fmt(PE_FMT_JSON, &st, 1, &meta, NULL, 0, &n, &err);
+	assert_non_null(strstr((char *)b, "\"dtype\":\"bfloat16\""));
+	assert_non_null(strstr((char *)b, "[0.1,-2,1]"));
+	assert_non_null(strstr((char *)b, "[65500,-0,3]"));
+	free(b);
+	/* float64: the doubles themselves; json with 17 digits at most */
+	assert_int_equal(pe_tensor_as(&st, &as, &t, PE_STORE_FLOAT64, &err), 0);
+	b = write_fmt(PE_FMT_SAFETENSORS, &st, 1, &meta, NULL, 0, &n, &err);
+	assert_non_null(strstr((char *)b + 8, "\"dtype\":\"F64\""));
+	i = 8 + (size_t)pe_get_u64le(b);
+	assert_int_equal(n, i + 48);
+	{
+		uint64_t w = pe_get_u64le(b + i);
+
+		memcpy(&x, &w, 8);
+		assert_true(x == 0.1);
+	}
+	free(b);
+	b = write_fmt(PE_FMT_CSV, &st, 1, &meta, NULL, 0, &n, &err);
+	assert_string_equal((char *)b, "0.1,-2,1.0004882821813226\n65504,-0,3\n");
+	free(b);
+	/* no double fill and not f32_exact: refused; f32_exact: widened and
+	 * rounded from the float32 values */
+	tf = tensor("f", &sf, 2, 2, 3, 0, PE_F32);
+	assert_false(pe_tensor_storable(&tf, PE_STORE_FLOAT16));
+	assert_int_equal(pe_tensor_as(&st, &as, &tf, PE_STORE_FLOAT16, &err), -1);
+	assert_int_equal(err.code, PE_ERR_PARAM);
+	tf.f32_exact = 1;
+	assert_int_equal(pe_tensor_as(&st, &as, &tf, PE_STORE_FLOAT64, &err), 0);
+	b = write_fmt(PE_FMT_RAW, &st, 1, &meta, NULL, 0, &n, &err);
+	assert_int_equal(n, 48);
+	{
+		uint64_t w = pe_get_u64le(b);
+
+		memcpy(&x, &w, 8);
+		assert_true(x == (double)0.1f);
+	}
+	free(b);
+	/* a finite value beyond float16: an error naming it, never inf */
+	{
+		static const double big[1][1] = { { 70000.0 } };
+		struct pe_test_src sb = { big, 1 };
+		struct pe_tensor tb = tensor("big", &sb, 1, 1, 0, 0, PE_F32);
+
+		tb.fill64 = fill64_from;
+		assert_int_equal(pe_tensor_as(&st, &as, &tb, PE_STORE_FLOAT16, &err), 0);
+		assert_null(write_fmt(PE_FMT_RAW, &st, 1, &meta, NULL, 0, &n, &err));
+		assert_int_equal(err.code, PE_ERR_DATA);
+		assert_non_null(strstr(err.msg, "big[0, 0] = 70000 is beyond float16's range"));
+		assert_int_equal(pe_tensor_as(&st, &as, &tb, PE_STORE_BFLOAT16, &err), 0);
+		b = write_fmt(PE_FMT_RAW, &st, 1, &meta, NULL, 0, &n, &err);
+		assert_int_equal(pe_get_u16le(b), 0x4789);	/* 70144 */
+		free(b);
+	}
+	/* an integer tensor keeps its int32 */
+	{
+		static const int32_t iv[2] = { 5, -7 };
+		struct pe_test_src si = { iv, 1 };
+		struct pe_tensor ti = tensor("i", &si, 1, 2, 0, 0, PE_I32);
+
+		assert_int_equal(pe_tensor_as(&st, &as, &ti, PE_STORE_BFLOAT16, &err), 0);
+		assert_int_equal(st.dtype, PE_I32);
+	}
+}
+
 static void test_formats_table(void **state)
 {
 	(void)state;
@@ -421,6 +552,7 @@ int main(void)
 		cmocka_unit_test(test_safetensors),
 		cmocka_unit_test(test_raw_and_rows),
 		cmocka_unit_test(test_formats_table),
+		cmocka_unit_test(test_stored_types),
 		cmocka_unit_test(test_meta_json_nonfinite_and_utf8),
 	};
 
