@@ -228,7 +228,8 @@ static int store_check(const struct pe_outopts *o, struct pe_emit *e, const stru
 			       given, nt == 1 ? t[0].name : "this result");
 	for (i = 0; i < nt; i++)
 		if (!pe_tensor_storable(&t[i], s))
-			return pe_fail(err, PE_ERR_USAGE,
+			return pe_fail(err, PE_ERR_USAGE, s == PE_STORE_FLOAT64 ?
+				       "--dtype %s: %s is computed as float32 values, and widened they are not the %s nearest the exact ones: leave --dtype out for float32" :
 				       "--dtype %s: %s is computed as correctly rounded float32 values, and rounding those again would not always give the nearest %s",
 				       given, t[i].name, pe_store_names[s]);
 	return 0;

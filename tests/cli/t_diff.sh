@@ -166,6 +166,13 @@ fails 2 "--per and --error" "--per and --error are two outputs: give one$" \
 	diff "$DD/g.npy" "$DD/g.csv" --per row --error abs
 fails 2 "a kind's option with a file B" "--theta applies to a generated B (posenc diff A KIND), not to a file$" \
 	diff "$DD/g.npy" "$DD/g.csv" --theta 5
+fails 2 "--dtype float16 of float32 errors (no double rounding)" \
+	"--dtype float16: diff_abs is computed as correctly rounded float32 values, and rounding those again would not always give the nearest float16$" \
+	diff "$DD/g.npy" "$DD/g.csv" -o "$DD/e16.npy" --dtype float16
+fails 2 "--dtype float64 of float32 errors (no widening passed off as exact)" \
+	"--dtype float64: diff_abs is computed as float32 values, and widened they are not the float64 nearest the exact ones: leave --dtype out for float32$" \
+	diff "$DD/g.npy" "$DD/g.csv" -o "$DD/e64.npy" --dtype float64
+check "a refused --dtype leaves no file" eval '[ ! -e "$DD/e16.npy" ] && [ ! -e "$DD/e64.npy" ] && [ -s "$DD/g.npy" ]'
 fails 2 "--tensor-b with a generated B" "--tensor-b applies to a file B, not to a generated one$" \
 	diff "$DD/g.npy" rope --tensor-b x
 fails 2 "the report in npy" "the report is text, or json with -f json, not 'npy'" \
