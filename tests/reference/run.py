@@ -41,6 +41,7 @@ GROUPS = [
     ("buckets", "ref_buckets.py", {}),
     ("sincos2d", "ref_sincos2d.py", {}),
     ("files", "ref_files.py", {}),
+    ("timestep", "ref_timestep.py", {}),
 ]
 
 
