@@ -42,6 +42,8 @@ GROUPS = [
     ("sincos2d", "ref_sincos2d.py", {}),
     ("files", "ref_files.py", {}),
     ("timestep", "ref_timestep.py", {}),
+    ("resample", "ref_resample.py", {}),
+    ("resample-avx2", "ref_resample.py", {"ATEN_CPU_CAPABILITY": "avx2"}),
 ]
 
 
