@@ -349,36 +349,28 @@ static int fill_exact(const struct pe_timestep *s, uint64_t r0, size_t nrows, fl
 	return 0;
 }
 
-/* Integer timesteps by the step kernel: one exact angle per PE_STEP rows
- * and frequency, the rest by the addition formulas, every value correctly
- * rounded (core/angle.h), as sinusoidal's tables. */
+/* Integer timesteps by the step kernel (pe_steps_rows): one exact angle
+ * per PE_STEP rows and frequency, the rest by the addition formulas, every
+ * value correctly rounded (core/angle.h), as sinusoidal's tables. */
+struct step_out {
+	const struct pe_timestep *s;
+	float *out;
+};
+
+static void step_row(void *ctx, size_t i, const float *fs, const float *fc)
+{
+	const struct step_out *o = ctx;
+
+	put_row(o->s, o->out + i * o->s->p.dim, fs, fc);
+}
+
 static int fill_steps(const struct pe_timestep *s, uint64_t r0, size_t nrows, float *out,
 		      struct pe_error *err)
 {
-	size_t h = s->half, i0, m, k, b;
-	double *sa = malloc(2 * h * sizeof *sa), *ca = sa + h;
-	float *fs = malloc(2 * h * sizeof *fs), *fc = fs + h;
-	int64_t pos;
+	struct step_out o = { s, out };
 
-	if (!sa || !fs) {
-		free(sa);
-		free(fs);
-		return pe_fail(err, PE_ERR_NOMEM, "out of memory");
-	}
-	for (i0 = 0; i0 < nrows; i0 += PE_STEP) {
-		m = nrows - i0 < PE_STEP ? nrows - i0 : PE_STEP;
-		pos = (int64_t)s->p.start + (int64_t)(r0 + i0);
-		for (k = 0; k < h; k++)
-			pe_sincos_pf(&s->pf[k], pos, &sa[k], &ca[k]);
-		for (b = 0; b < m; b++) {
-			pe_steps_row(&s->steps, s->pf, pos, b, sa, ca, 1.0, PE_STEP_SIN | PE_STEP_COS, fs,
-				     fc);
-			put_row(s, out + (i0 + b) * s->p.dim, fs, fc);
-		}
-	}
-	free(sa);
-	free(fs);
-	return 0;
+	return pe_steps_rows(&s->steps, s->pf, (int64_t)s->p.start + (int64_t)r0, nrows, step_row, &o,
+			     err);
 }
 
 int pe_timestep_fill(const void *ctx, uint64_t r0, size_t nrows, void *out, struct pe_error *err)

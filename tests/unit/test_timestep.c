@@ -41,56 +41,44 @@ static struct pe_timestep_params params(enum pe_ts_preset preset, const double *
 	return p;
 }
 
+/* The first columns of one timestep's row, within tol each. */
+static void expect_row(enum pe_ts_preset preset, double t, uint64_t d, int float32,
+		       const double *want, size_t n, double tol)
+{
+	struct pe_timestep_params p = params(preset, &t, 1, d);
+	struct pe_timestep s;
+	float *row;
+	size_t k;
+
+	p.float32 = float32;
+	row = table(&p, &s);
+	for (k = 0; k < n; k++)
+		assert_close(row[k], want[k], tol, 0);
+	free(row);
+	pe_timestep_free(&s);
+}
+
 /* F.1's worked values (6-7 digits) */
 static void test_worked(void **state)
 {
-	const double one = 1, sd = 999, half = 0.5;
-	struct pe_timestep_params p;
-	struct pe_timestep s;
-	float *t;
-
-	(void)state;
 	/* dim 4, t 1, shift 1, no flip: freqs 1, 1e-4 */
-	p = params(PE_TS_DDPM, &one, 1, 4);
-	t = table(&p, &s);
-	assert_close(t[0], 0.841471, 1e-6, 0);
-	assert_close(t[1], 1e-4, 1e-10, 0);
-	assert_close(t[2], 0.5403023, 1e-7, 0);
-	assert_true(t[3] == 1.0f);
-	free(t);
-	pe_timestep_free(&s);
+	const double ddpm[] = { 0.841471, 1e-4, 0.5403023, 1.0 };
 	/* dim 4, t 1, shift 0, flip: freqs 1, 0.01 */
-	p = params(PE_TS_SD, &one, 1, 4);
-	t = table(&p, &s);
-	assert_close(t[0], 0.5403023, 1e-7, 0);
-	assert_close(t[1], 0.99995, 1e-7, 0);
-	assert_close(t[2], 0.841471, 1e-6, 0);
-	assert_close(t[3], 0.00999983, 1e-8, 0);
-	free(t);
-	pe_timestep_free(&s);
+	const double flip[] = { 0.5403023, 0.99995, 0.841471, 0.00999983 };
 	/* SD 1.5, t 999, dim 320: the first cos columns of the float32
 	 * pipeline as torch 2.13.0 gives them (get_timestep_embedding(
 	 * tensor([999.]), 320, True, 0)); the notes' -0.27812076 in column 2
 	 * is NumPy's float32 exp, an ulp off torch's frequency */
-	p = params(PE_TS_SD, &sd, 1, 320);
-	p.float32 = 1;
-	t = table(&p, &s);
-	assert_close(t[0], 0.9996498227, 1e-7, 0);
-	assert_close(t[1], 0.8026775, 1e-7, 0);
-	assert_close(t[2], -0.2780621350, 1e-7, 0);
-	assert_close(t[3], 0.17680281, 1e-7, 0);
-	free(t);
-	pe_timestep_free(&s);
-	/* FLUX, t 0.5 -> 500, float32: torch's -0.88384926, 0.94594574,
-	 * 0.84850687 (the notes' 0.848523: NumPy's exp again) */
-	p = params(PE_TS_FLUX, &half, 1, 256);
-	p.float32 = 1;
-	t = table(&p, &s);
-	assert_close(t[0], -0.88384926, 1e-7, 0);
-	assert_close(t[1], 0.94594574, 1e-7, 0);
-	assert_close(t[2], 0.8485068679, 1e-7, 0);
-	free(t);
-	pe_timestep_free(&s);
+	const double sd[] = { 0.9996498227, 0.8026775, -0.2780621350, 0.17680281 };
+	/* FLUX, t 0.5 -> 500, float32: torch's values (the notes' 0.848523
+	 * in column 2: NumPy's exp again) */
+	const double flux[] = { -0.88384926, 0.94594574, 0.8485068679 };
+
+	(void)state;
+	expect_row(PE_TS_DDPM, 1, 4, 0, ddpm, 4, 1e-6);
+	expect_row(PE_TS_SD, 1, 4, 0, flip, 4, 1e-6);
+	expect_row(PE_TS_SD, 999, 320, 1, sd, 4, 1e-7);
+	expect_row(PE_TS_FLUX, 0.5, 256, 1, flux, 3, 1e-7);
 }
 
 /* the model's step: FLUX's bfloat16, then times 1000 rounded to bfloat16 */
