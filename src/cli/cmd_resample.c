@@ -160,6 +160,10 @@ static int run(struct job *j, struct pe_resample *r, struct pe_error *err)
 	if (pe_resample_tensor(r, "pos_embed", &out, err) != 0 ||
 	    pe_emit_prepare(&e, &j->out, &out, 1, &j->meta, err) != 0)
 		return -1;
+	/* json: a nan or infinity of the table (which reaches every cell it
+	 * weighs) is refused before the first byte; the sums are cheap beside
+	 * json's text */
+	e.scan = 1;
 	return pe_emit_run(&e, &j->out, &out, 1, &j->meta, err);
 }
 
