@@ -195,10 +195,10 @@ static void taps_cubic(struct pe_taps *t, enum pe_coords c)
 /* _compute_indices_min_size_weights_aa, for a float32 image: the centre,
  * support and 1/scale rounded to float32 from double products, each
  * filter argument likewise, the weights summed and divided in float32 */
-static void taps_aa_pytorch(struct pe_taps *t, enum pe_interp m, int isz)
+static void taps_aa_pytorch(struct pe_taps *t, enum pe_interp m, int isz, float *w)
 {
 	uint64_t o, in = t->in, out = t->out;
-	float scale = (float)in / (float)out, center, support, invscale, total, w[1024];
+	float scale = (float)in / (float)out, center, support, invscale, total;
 	int64_t xmin, xsize, j, maxis;
 
 	support = scale >= 1.0f ? (float)((isz * 0.5) * (double)scale) : (float)(isz * 0.5);
@@ -260,6 +260,7 @@ int pe_taps_init(struct pe_taps *t, uint64_t in, uint64_t out, enum pe_interp in
 {
 	int isz = interp == PE_INTERP_BICUBIC ? 4 : 2;
 	double support;
+	float *w;
 
 	memset(t, 0, sizeof *t);
 	t->in = in;
@@ -275,21 +276,24 @@ int pe_taps_init(struct pe_taps *t, uint64_t in, uint64_t out, enum pe_interp in
 	if (!antialias) {
 		t->max = interp == PE_INTERP_BICUBIC ? 4 : interp == PE_INTERP_BILINEAR ? 2 : 1;
 	} else {
+		/* at least ATen's 2 ceil(support) + 1 (its support rounded to
+		 * float32 up to 2^-20 above ours); out times this stays below
+		 * 2 isz in + 3 out */
 		support = in >= out ? isz * 0.5 * (double)in / (double)out : isz * 0.5;
 		t->max = (size_t)ceil(support * (1 + 0x1p-20)) * 2 + 3;
-		if (t->max > 1024)
-			return pe_fail(err, PE_ERR_PARAM,
-				       "antialiasing %llu to %llu cells needs %zu taps a cell, more than 1024",
-				       (unsigned long long)in, (unsigned long long)out, t->max);
 	}
 	t->n = calloc(out, sizeof *t->n);
 	t->idx = malloc(out * t->max * sizeof *t->idx);
 	t->w = malloc(out * t->max * sizeof *t->w);
 	if (!t->n || !t->idx || !t->w)
 		return pe_fail(err, PE_ERR_NOMEM, "out of memory");
-	if (antialias && coords == PE_COORDS_PYTORCH)
-		taps_aa_pytorch(t, interp, isz);
-	else if (antialias)
+	if (antialias && coords == PE_COORDS_PYTORCH) {
+		w = malloc(t->max * sizeof *w);
+		if (!w)
+			return pe_fail(err, PE_ERR_NOMEM, "out of memory");
+		taps_aa_pytorch(t, interp, isz, w);
+		free(w);
+	} else if (antialias)
 		taps_aa_exact(t, interp, isz);
 	else if (interp == PE_INTERP_NEAREST)
 		taps_nearest(t);
