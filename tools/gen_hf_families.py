@@ -15,6 +15,9 @@ tests/reference/requirements.txt) that decide how a config.json's RoPE is read:
                   (repeat_interleave(freqs, 2) or torch.polar);
                   POLAR: its cos and sin come from torch.polar (a complex
                   freqs_cis: glibc's cosf/sinf on CPU, not Tensor.cos())
+                  MSCALE_SOFTMAX: its attention multiplies the softmax scale
+                  qk_head_dim^-0.5 by yarn's mscale squared (yarn_apply_mscale:
+                  DeepSeek-V2/V3 and the MLA families after them)
   max_positions   its default max_position_embeddings (what L0 falls back to)
   ignore          its ignore_keys_at_rope_validation (keys of its own in the RoPE
                   dict that transformers does not warn about), space-separated
@@ -92,6 +95,8 @@ def main(out):
             flags.append("PE_HF_INTERLEAVED")
         if re.search(r"torch\.polar\(", src):
             flags.append("PE_HF_POLAR")
+        if re.search(r"yarn_apply_mscale\(", src):
+            flags.append("PE_HF_MSCALE_SOFTMAX")
         rope = None
         if flat:
             rest = {k: v for k, v in rp.items() if k != "partial_rotary_factor" and

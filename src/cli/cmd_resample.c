@@ -141,7 +141,12 @@ static void record(struct job *j)
 
 static int run(struct job *j, struct pe_resample *r, struct pe_error *err)
 {
-	struct pe_tablein t = { j->o.input, j->o.tensor, j->o.shape, "shape" };
+	struct pe_tablein t = {
+		.path = j->o.input,
+		.tensor = j->o.tensor,
+		.shape = j->o.shape,
+		.shape_opt = "shape",
+	};
 	struct pe_tensor out;
 	struct pe_emit e;
 

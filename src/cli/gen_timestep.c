@@ -210,5 +210,5 @@ static int float32(const void *opts)
 
 const struct pe_gen_kind pe_kind_timestep = {
 	"timestep", "diffusion timestep embedding (diffusers: DDPM, SD, DiT, FLUX, ...)",
-	rows, sizeof(struct ts_opts), build, float32
+	rows, sizeof(struct ts_opts), build, float32, NULL
 };

@@ -6,6 +6,7 @@
 
 #include "core/matrix.h"
 #include "core/parse.h"
+#include "io/bytes.h"
 #include "io/input.h"
 
 /* the longest number token read (digits of a double and then some) */
@@ -14,20 +15,6 @@
 static int is_sep(unsigned char c)
 {
 	return c == ',' || c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
-
-/* the token as a quoted, printable excerpt for a message */
-static void quote(char *dst, size_t cap, const unsigned char *s, size_t len)
-{
-	size_t i, k = 0;
-
-	for (i = 0; i < len && k + 4 < cap; i++)
-		dst[k++] = s[i] >= 0x20 && s[i] < 0x7f ? (char)s[i] : '?';
-	if (i < len && k + 4 < cap) {
-		memcpy(dst + k, "...", 3);
-		k += 3;
-	}
-	dst[k] = '\0';
 }
 
 int pe_values_parse_text(const unsigned char *buf, size_t len, const char *name, size_t max,
@@ -52,7 +39,7 @@ int pe_values_parse_text(const unsigned char *buf, size_t len, const char *name,
 		}
 		for (j = i; j < len && !is_sep(buf[j]) && buf[j] != '#'; j++)
 			;
-		quote(shown, sizeof shown, buf + i, j - i);
+		pe_quote(shown, sizeof shown, buf + i, j - i, 40, 0);
 		if (j - i > TOKEN_MAX || memchr(buf + i, '\0', j - i)) {
 			free(v);
 			return pe_fail(err, PE_ERR_DATA, "%s: line %zu: '%s' is not a number", name, line, shown);

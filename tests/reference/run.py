@@ -41,6 +41,7 @@ GROUPS = [
     ("buckets", "ref_buckets.py", {}),
     ("sincos2d", "ref_sincos2d.py", {}),
     ("files", "ref_files.py", {}),
+    ("explain", "ref_explain.py", {}),
     ("timestep", "ref_timestep.py", {}),
     ("resample", "ref_resample.py", {}),
     ("resample-avx2", "ref_resample.py", {"ATEN_CPU_CAPABILITY": "avx2"}),

@@ -1,0 +1,67 @@
+/* Element encodings of float tables (io/elem.h). */
+#include "io/elem.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "core/dtype.h"
+#include "io/le.h"
+
+size_t pe_elem_size(enum pe_elem e)
+{
+	switch (e) {
+	case PE_ELEM_F16:
+	case PE_ELEM_BF16:
+		return 2;
+	case PE_ELEM_F32:
+		return 4;
+	case PE_ELEM_F64:
+		return 8;
+	}
+	return 0;
+}
+
+size_t pe_elems_to_float(float *dst, size_t stride, const unsigned char *src, size_t n,
+			 enum pe_elem e, int big)
+{
+	size_t i, over = 0;
+	uint32_t u32;
+	uint64_t u64;
+	double d;
+
+	switch (e) {
+	case PE_ELEM_F16:
+		for (i = 0; i < n; i++, src += 2)
+			dst[i * stride] = pe_from_f16(big ? pe_get_u16be(src) : pe_get_u16le(src));
+		break;
+	case PE_ELEM_BF16:
+		for (i = 0; i < n; i++, src += 2)
+			dst[i * stride] = pe_from_bf16(big ? pe_get_u16be(src) : pe_get_u16le(src));
+		break;
+	case PE_ELEM_F32:
+		for (i = 0; i < n; i++, src += 4) {
+			u32 = big ? pe_get_u32be(src) : pe_get_u32le(src);
+			memcpy(&dst[i * stride], &u32, 4);
+		}
+		break;
+	case PE_ELEM_F64:
+		for (i = 0; i < n; i++, src += 8) {
+			u64 = big ? pe_get_u64be(src) : pe_get_u64le(src);
+			memcpy(&d, &u64, 8);
+			dst[i * stride] = (float)d;
+			over += isfinite(d) && isinf(dst[i * stride]);
+		}
+		break;
+	}
+	return over;
+}
+
+int pe_host_big_endian(void)
+{
+	uint16_t one = 1;
+	unsigned char first;
+
+	memcpy(&first, &one, 1);
+	return first == 0;
+}
