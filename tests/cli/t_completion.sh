@@ -48,8 +48,11 @@ check "bash: skew's modes" [ "$(comp skew --mode '')" = "bidir causal" ]
 check "bash: a file for --rel-h and --rel-w" [ "$(comp skew --rel-h "$T/posenc.ba")" = "$T/posenc.bash" -a \
 	"$(comp skew --rel-w "$T/posenc.ba")" = "$T/posenc.bash" ]
 check "bash: nothing guessed for -n" [ -s "$T/posenc.bash" -a -z "$(comp generate -n '')" ]
+check "bash: resample's interpolations" [ "$(comp resample --interp '')" = "bicubic bilinear nearest" ]
+check "bash: timestep's orders" [ "$(comp generate timestep --order '')" = "sin-cos cos-sin" ]
+check "bash: a file for --timesteps-file" [ "$(comp generate timestep --timesteps-file "$T/posenc.ba")" = "$T/posenc.bash" ]
 # every long option of every command, in both scripts
-for cmd in generate similarity skew bucket; do
+for cmd in generate similarity skew bucket resample; do
 	"$POSENC" $cmd --help | grep -o -- '--[a-z][a-z0-9-]*' | sort -u >"$T/help-$cmd"
 	check "$cmd --help lists options" [ "$(wc -l <"$T/help-$cmd")" -gt 20 ]
 	missing=
