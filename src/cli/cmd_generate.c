@@ -26,7 +26,8 @@ static const struct pe_optdef rows[] = {
 		    pe_gen_precisions,
 		    "exact (default): computed in double, rounded once; float32:\n"
 		    "PyTorch's float32 pipeline -- rope: transformers'; sinusoidal:\n"
-		    "the PyTorch tutorial's (vaswani), fairseq's get_embedding") },
+		    "the PyTorch tutorial's (vaswani), fairseq's get_embedding;\n"
+		    "timestep: diffusers' get_timestep_embedding") },
 	{ 0 }
 };
 

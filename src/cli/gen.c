@@ -11,7 +11,7 @@
 
 /* Every kind, in --help order: each is the struct pe_gen_kind
  * pe_kind_<name> of its gen_<name>.c. */
-#define PE_KIND_LIST(X) X(sinusoidal) X(learned) X(rope) X(alibi) X(sincos2d) X(axial)
+#define PE_KIND_LIST(X) X(sinusoidal) X(learned) X(rope) X(alibi) X(sincos2d) X(axial) X(timestep)
 
 #define DECLARE(k) extern const struct pe_gen_kind pe_kind_##k;
 PE_KIND_LIST(DECLARE)
@@ -41,7 +41,7 @@ const struct pe_optdef pe_gen_size_rows[] = {
 static const char *const torch_cpus[] = { "auto", "avx2", "avx512", NULL };
 
 const struct pe_optdef pe_gen_float32_rows[] = {
-	{ PE_HEADING("PyTorch's float32 kernels (rope, sinusoidal; --precision float32):") },
+	{ PE_HEADING("PyTorch's float32 kernels (--precision float32 of rope, sinusoidal, timestep):") },
 	{ PE_CHOICE("torch-cpu", 0, "V", offsetof(struct pe_gen, torch_cpu), torch_cpus,
 		    "auto (default: what PyTorch picks on this CPU), avx2, avx512:\n"
 		    "ATen's vector kernels (pow, and SLEEF's cos/sin/exp)") },

@@ -587,3 +587,31 @@ double pe_angle_pf_f64(const struct pe_freq *fr, int64_t p)
 	mp_angle(fr, p, &m);
 	return mp_round_d(&m, fabs(pd) * fr->f * 0x1p-150);
 }
+
+int pe_steps_rows(const struct pe_steps *st, const struct pe_freq *anchor, int64_t first,
+		  size_t nrows, pe_steps_row_fn *row, void *ctx, struct pe_error *err)
+{
+	size_t n = st->n, i0, m, k, b;
+	double *sa = malloc(2 * (n ? n : 1) * sizeof *sa), *ca = sa + n;
+	float *fs = malloc(2 * (n ? n : 1) * sizeof *fs), *fc = fs + n;
+	int64_t pos;
+
+	if (!sa || !fs) {
+		free(sa);
+		free(fs);
+		return pe_fail(err, PE_ERR_NOMEM, "out of memory");
+	}
+	for (i0 = 0; i0 < nrows; i0 += PE_STEP) {
+		m = nrows - i0 < PE_STEP ? nrows - i0 : PE_STEP;
+		pos = first + (int64_t)i0;
+		for (k = 0; k < n; k++)
+			pe_sincos_pf(&anchor[k], pos, &sa[k], &ca[k]);
+		for (b = 0; b < m; b++) {
+			pe_steps_row(st, anchor, pos, b, sa, ca, 1.0, PE_STEP_SIN | PE_STEP_COS, fs, fc);
+			row(ctx, i0 + b, fs, fc);
+		}
+	}
+	free(sa);
+	free(fs);
+	return 0;
+}

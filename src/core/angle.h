@@ -40,6 +40,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/err.h"
 #include "core/mp.h"
 #include "core/simd.h"
 
@@ -219,5 +220,16 @@ void pe_steps_set(struct pe_steps *st, size_t k, const struct pe_mp *f,
 #define PE_STEP_COS 2
 void pe_steps_row(const struct pe_steps *st, const struct pe_freq *anchor, int64_t pos, size_t b,
 		  const double *sa, const double *ca, double att, int want, float *fs, float *fc);
+
+/*
+ * The loop around pe_steps_row for the tables of consecutive positions
+ * (sinusoidal, timestep): positions first, first + 1, ... (nrows of them),
+ * an anchor every PE_STEP rows, each row's fs[k], fc[k] (both settled,
+ * att 1) handed to row(ctx, i, fs, fc) for i = 0 .. nrows - 1 in order.
+ * Returns 0, or -1 when memory runs out (err says so).
+ */
+typedef void pe_steps_row_fn(void *ctx, size_t i, const float *fs, const float *fc);
+int pe_steps_rows(const struct pe_steps *st, const struct pe_freq *anchor, int64_t first,
+		  size_t nrows, pe_steps_row_fn *row, void *ctx, struct pe_error *err);
 
 #endif

@@ -231,39 +231,35 @@ static void put_row(float *row, const float *fs, const float *fc, size_t nsin, s
 	}
 }
 
-/* Rows [r0, r0 + nrows) by the step kernel: one exact angle per PE_STEP
- * rows and frequency, the rest by the addition formulas, a row at a time
- * over all frequencies; every value correctly rounded.  A padding row is
- * zeroed afterwards. */
+/* Rows [r0, r0 + nrows) by the step kernel (pe_steps_rows): one exact
+ * angle per PE_STEP rows and frequency, the rest by the addition formulas,
+ * every value correctly rounded.  A padding row is zeroed afterwards. */
+struct step_out {
+	const struct pe_sinusoidal *s;
+	float *out;
+};
+
+static void step_row(void *ctx, size_t i, const float *fs, const float *fc)
+{
+	const struct step_out *o = ctx;
+	const struct pe_sinusoidal *s = o->s;
+	size_t dim = (size_t)s->p.dim;
+	float *row = o->out + i * dim;
+
+	put_row(row, fs, fc, s->nsin, s->ncos, s->layout == PE_LAYOUT_INTERLEAVED);
+	/* zero tail: t2t/fairseq with odd D */
+	memset(row + s->nsin + s->ncos, 0, (dim - s->nsin - s->ncos) * sizeof *row);
+}
+
 static int fill_steps(const struct pe_sinusoidal *s, uint64_t r0, size_t nrows, float *out,
 		      struct pe_error *err)
 {
-	size_t dim = (size_t)s->p.dim, n = s->nfreq, i0, m, k, b;
-	int64_t first = s->p.padding_idx >= 0 ? 0 : s->p.offset, pos;
-	double *sa = malloc(2 * n * sizeof *sa), *ca = sa + n;
-	float *fs = malloc(2 * n * sizeof *fs), *fc = fs + n, *row;
+	size_t dim = (size_t)s->p.dim;
+	int64_t first = s->p.padding_idx >= 0 ? 0 : s->p.offset;
+	struct step_out o = { s, out };
 
-	if (!sa || !fs) {
-		free(sa);
-		free(fs);
-		return pe_fail(err, PE_ERR_NOMEM, "out of memory");
-	}
-	for (i0 = 0; i0 < nrows; i0 += PE_STEP) {
-		m = nrows - i0 < PE_STEP ? nrows - i0 : PE_STEP;
-		pos = first + (int64_t)(r0 + i0);
-		for (k = 0; k < n; k++)
-			pe_sincos_pf(&s->freq[k], pos, &sa[k], &ca[k]);
-		for (b = 0; b < m; b++) {
-			pe_steps_row(&s->steps, s->freq, pos, b, sa, ca, 1.0, PE_STEP_SIN | PE_STEP_COS,
-				     fs, fc);
-			row = out + (i0 + b) * dim;
-			put_row(row, fs, fc, s->nsin, s->ncos, s->layout == PE_LAYOUT_INTERLEAVED);
-			/* zero tail: t2t/fairseq with odd D */
-			memset(row + s->nsin + s->ncos, 0, (dim - s->nsin - s->ncos) * sizeof *row);
-		}
-	}
-	free(sa);
-	free(fs);
+	if (pe_steps_rows(&s->steps, s->freq, first + (int64_t)r0, nrows, step_row, &o, err) != 0)
+		return -1;
 	if (s->p.padding_idx >= 0 && (uint64_t)s->p.padding_idx >= r0 &&
 	    (uint64_t)s->p.padding_idx - r0 < nrows)
 		memset(out + ((uint64_t)s->p.padding_idx - r0) * dim, 0, dim * sizeof *out);

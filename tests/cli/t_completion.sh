@@ -23,7 +23,7 @@ DRIVE
 comp() {
 	bash "$T/drive.sh" "$T/posenc.bash" posenc "$@" 2>/dev/null
 }
-check "bash: commands" [ "$(comp '')" = "generate similarity skew bucket plot explain diff audit --help --version --completion" ]
+check "bash: commands" [ "$(comp '')" = "generate similarity skew bucket plot explain diff audit resample --help --version --completion" ]
 check "bash: plot's operands are files" [ "$(comp plot "$T/posenc.ba")" = "$T/posenc.bash" ]
 check "bash: plot's second file too" [ "$(comp plot "$T/posenc.bash" "$T/_pos")" = "$T/_posenc" ]
 check "bash: plot's --kind" [ "$(comp plot --kind '')" = "heatmap line" ]
@@ -33,9 +33,9 @@ check "bash: -o completes into directories (compopt -o filenames)" \
 check "bash: plot's files complete into directories" \
 	grep -q '^		compopt -o filenames 2>/dev/null$' "$T/posenc.bash"
 check "bash: a command from its start" [ "$(comp sim)" = "similarity" ]
-check "bash: kinds" [ "$(comp generate '')" = "sinusoidal learned rope alibi sincos2d axial" ]
+check "bash: kinds" [ "$(comp generate '')" = "sinusoidal learned rope alibi sincos2d axial timestep" ]
 check "bash: options from a prefix" [ "$(comp generate --pre)" = "--preset --precision --prefix-tokens" ]
-check "bash: every kind's presets" [ "$(comp generate --preset '')" = "vaswani t2t fairseq marian gpt2 bert scaled mae timm pixtral qwen2-vl-vision llama4-vision flux wan hunyuan-video rope-vit" ]
+check "bash: every kind's presets" [ "$(comp generate --preset '')" = "vaswani t2t fairseq marian gpt2 bert scaled mae timm pixtral qwen2-vl-vision llama4-vision flux wan hunyuan-video rope-vit ddpm sd dit pixart sd3 auraflow qwen-image" ]
 check "bash: similarity's own preset" [ "$(comp similarity --preset wang)" = "wang-chen" ]
 check "bash: formats" [ "$(comp similarity -f '')" = "csv json raw npy safetensors png svg pdf" ]
 check "bash: colour maps and reversed ones" [ "$(comp generate --cmap ma)" = "magma magma_r" ]
@@ -48,8 +48,11 @@ check "bash: skew's modes" [ "$(comp skew --mode '')" = "bidir causal" ]
 check "bash: a file for --rel-h and --rel-w" [ "$(comp skew --rel-h "$T/posenc.ba")" = "$T/posenc.bash" -a \
 	"$(comp skew --rel-w "$T/posenc.ba")" = "$T/posenc.bash" ]
 check "bash: nothing guessed for -n" [ -s "$T/posenc.bash" -a -z "$(comp generate -n '')" ]
+check "bash: resample's interpolations" [ "$(comp resample --interp '')" = "bicubic bilinear nearest" ]
+check "bash: timestep's orders" [ "$(comp generate timestep --order '')" = "sin-cos cos-sin" ]
+check "bash: a file for --timesteps-file" [ "$(comp generate timestep --timesteps-file "$T/posenc.ba")" = "$T/posenc.bash" ]
 # every long option of every command, in both scripts
-for cmd in generate similarity skew bucket; do
+for cmd in generate similarity skew bucket resample; do
 	"$POSENC" $cmd --help | grep -o -- '--[a-z][a-z0-9-]*' | sort -u >"$T/help-$cmd"
 	check "$cmd --help lists options" [ "$(wc -l <"$T/help-$cmd")" -gt 20 ]
 	missing=

@@ -212,6 +212,15 @@ def number_seeds():
     return {"n%02d" % i: bytes([(i * 37) % 256]) + s.encode() for i, s in enumerate(strings)}
 
 
+def value_seeds():
+    # first byte picks the most values allowed (see fuzz_values.c), the rest is the file
+    texts = ["999\n749.5\n499\n249.25\n0\n", "# t\n0 0.25\n0.5,0.75\n", "1,2,3", "0.1\r\n0.2\r\n",
+             "", "\n\n", "# only a comment", "1\nabc\n", "nan\n", "inf", "1e309", "1e-400", "-0",
+             "1 # trailing\n2", "1,,2,", "1\x002\n", "0x1p-3", "1" * 70, "\t1\v2\f3",
+             "4.9406564584124654e-324", "1 2 3 4 5 6 7 8 9"]
+    return {"v%02d" % i: bytes([(i * 3) % 256]) + s.encode() for i, s in enumerate(texts)}
+
+
 def cli_seeds():
     argvs = [
         "generate sinusoidal -n 8 -d 4",
@@ -266,6 +275,14 @@ def cli_seeds():
         "audit rope -n 8 -d 8 --dtype bfloat16",
         "audit rope -n 8 -d 8 --dtype float16 --steps angles,table -f json",
         "audit sinusoidal -n 8 -d 4 --dtype float32 -o a.png",
+        "generate timestep --timesteps 0:1:0.25 -d 6",
+        "generate timestep --preset flux --timesteps 0.7,0.25 -d 8 --precision float32",
+        "generate timestep --preset sd -n 4 -d 7 --order cos-sin -f json",
+        "generate timestep --timesteps-file in/c.csv -d 4",
+        "generate timestep --timesteps 3:0:-1 -d 4 --timestep-dtype bfloat16 --time-factor 100",
+        "resample -i in/e.npy --grid 2x2 --prefix-tokens 0 --to 3x5 --antialias",
+        "resample -i in/a.npy --grid 1x3 --to 2x2 --interp nearest -f json",
+        "resample -i in/c.csv --to 2x2 --interp bilinear -o r.npy",
     ]
     return {"a%02d" % i: b"\0".join(w.encode() for w in a.split(" ")) for i, a in enumerate(argvs)}
 
@@ -289,6 +306,8 @@ def main():
         put("raw", n, b)
     for n, b in number_seeds().items():
         put("numbers", n, b)
+    for n, b in value_seeds().items():
+        put("values", n, b)
     for n, b in cli_seeds().items():
         put("cli", n, b)
     data = os.path.join(TOP, "tests", "data")

@@ -46,6 +46,9 @@ GROUPS = [
     ("axial", "ref_axial.py", {}),
     ("axial-avx2", "ref_axial.py", {"ATEN_CPU_CAPABILITY": "avx2"}),
     ("diagnosis", "ref_diagnosis.py", {}),
+    ("timestep", "ref_timestep.py", {}),
+    ("resample", "ref_resample.py", {}),
+    ("resample-avx2", "ref_resample.py", {"ATEN_CPU_CAPABILITY": "avx2"}),
 ]
 
 
