@@ -67,7 +67,18 @@ size_t pe_elem_size(enum pe_elem e)
 	case PE_ELEM_F32:
 		return 4;
 	case PE_ELEM_F64:
+	case PE_ELEM_I64:
+	case PE_ELEM_U64:
 		return 8;
+	case PE_ELEM_I8:
+	case PE_ELEM_U8:
+		return 1;
+	case PE_ELEM_I16:
+	case PE_ELEM_U16:
+		return 2;
+	case PE_ELEM_I32:
+	case PE_ELEM_U32:
+		return 4;
 	}
 	return 0;
 }
@@ -126,6 +137,21 @@ static uint64_t get_u64be(const unsigned char *p)
 	return ((uint64_t)get_u32be(p) << 32) | get_u32be(p + 4);
 }
 
+/* one integer element, rounded to nearest float */
+static float int_to_float(const unsigned char *p, enum pe_elem e, int big)
+{
+	size_t k, sz = pe_elem_size(e);
+	uint64_t u = 0;
+	int neg;
+
+	for (k = 0; k < sz; k++)
+		u |= (uint64_t)p[big ? sz - 1 - k : k] << (8 * k);
+	neg = e <= PE_ELEM_I64 && e >= PE_ELEM_I8 && (u >> (8 * sz - 1)) & 1;
+	if (neg)	/* two's complement of sz bytes: minus its complement */
+		return -(float)((~u & (sz == 8 ? UINT64_MAX : ((uint64_t)1 << (8 * sz)) - 1)) + 1);
+	return (float)u;
+}
+
 size_t pe_elems_to_float(float *dst, size_t stride, const unsigned char *src, size_t n,
 			 enum pe_elem e, int big)
 {
@@ -156,6 +182,10 @@ size_t pe_elems_to_float(float *dst, size_t stride, const unsigned char *src, si
 			dst[i * stride] = (float)d;
 			over += isfinite(d) && isinf(dst[i * stride]);
 		}
+		break;
+	default:
+		for (i = 0; i < n; i++, src += pe_elem_size(e))
+			dst[i * stride] = int_to_float(src, e, big);
 		break;
 	}
 	return over;
@@ -298,7 +328,7 @@ int pe_table_parse(const unsigned char *buf, size_t len, const char *name,
 		   const struct pe_read_opts *o, struct pe_matrix *out, struct pe_table_info *info,
 		   struct pe_error *err)
 {
-	static const struct pe_read_opts none = { PE_IN_AUTO, NULL, 0, 0 };
+	static const struct pe_read_opts none = { PE_IN_AUTO, NULL, 0, 0, 0 };
 	enum pe_in_format f;
 
 	if (!o)
@@ -323,9 +353,9 @@ int pe_table_parse(const unsigned char *buf, size_t len, const char *name,
 			       name, pe_in_format_name(f));
 	switch (f) {
 	case PE_IN_NPY:
-		return pe_npy_parse(buf, len, name, out, info, err);
+		return pe_npy_parse_as(buf, len, name, o->integers, out, info, err);
 	case PE_IN_SAFETENSORS:
-		return pe_safetensors_parse(buf, len, name, o->tensor, out, info, err);
+		return pe_safetensors_parse_as(buf, len, name, o->tensor, o->integers, out, info, err);
 	case PE_IN_RAW:
 		return pe_raw_parse(buf, len, name, o->rows, o->cols, out, info, err);
 	case PE_IN_CSV:

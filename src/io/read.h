@@ -18,7 +18,8 @@
  *   raw          little-endian float32, row-major, the shape given
  *
  * Every table becomes a float32 struct pe_matrix: f2 and bf16 exactly, f8
- * rounded to nearest.  Leading dimensions of size 1 are dropped ([1, 197,
+ * rounded to nearest; integer dtypes only when pe_read_opts.integers asks
+ * (position ids), rounded to nearest beyond 2^24.  Leading dimensions of size 1 are dropped ([1, 197,
  * 768], timm's pos_embed, is 197 x 768); what is left must be 1-D or 2-D.
  *
  * The bytes are untrusted: every length is bounded before anything is
@@ -59,6 +60,9 @@ struct pe_read_opts {
 	enum pe_in_format format;	/* PE_IN_AUTO: pe_in_sniff */
 	const char *tensor;		/* safetensors: this tensor; NULL: the default rule */
 	uint64_t rows, cols;		/* raw: the shape (both >= 1) */
+	int integers;			/* npy and safetensors: integer dtypes too (npy i1-i8,
+					 * u1-u8; I8-I64, U8-U64), each value rounded to
+					 * float32 as NumPy's astype does (exact below 2^24) */
 };
 
 /* What was read, for messages and provenance. */

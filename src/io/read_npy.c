@@ -378,8 +378,29 @@ static int data_fits(const struct npy *h, size_t len, size_t isz, const char *na
 	return 0;
 }
 
+/* an integer descr ('<i8', '|u1', ...): its element kind, or -1 */
+static int int_elem(const char *d)
+{
+	static const enum pe_elem is[] = { PE_ELEM_I8, PE_ELEM_I16, PE_ELEM_I32, PE_ELEM_I64 };
+	static const enum pe_elem us[] = { PE_ELEM_U8, PE_ELEM_U16, PE_ELEM_U32, PE_ELEM_U64 };
+	int k;
+
+	if (strlen(d) != 3 || !strchr("<>=|", d[0]) || (d[1] != 'i' && d[1] != 'u'))
+		return -1;
+	for (k = 0; k < 4; k++)
+		if (d[2] == "1248"[k])
+			return (int)(d[1] == 'i' ? is[k] : us[k]);
+	return -1;
+}
+
 int pe_npy_parse(const unsigned char *buf, size_t len, const char *name, struct pe_matrix *out,
 		 struct pe_table_info *info, struct pe_error *err)
+{
+	return pe_npy_parse_as(buf, len, name, 0, out, info, err);
+}
+
+int pe_npy_parse_as(const unsigned char *buf, size_t len, const char *name, int ints,
+		    struct pe_matrix *out, struct pe_table_info *info, struct pe_error *err)
 {
 	struct npy h;
 	enum pe_elem e;
@@ -395,11 +416,16 @@ int pe_npy_parse(const unsigned char *buf, size_t len, const char *name, struct 
 	if (pickled(h.descr))
 		return pe_fail(err, PE_ERR_DATA, "%s: pickled Python objects are refused (dtype '%s')",
 			       name, h.descr);
-	if (strlen(h.descr) != 3 || !strchr("<>=", h.descr[0]) || h.descr[1] != 'f' ||
-	    !strchr("248", h.descr[2]))
-		return pe_fail(err, PE_ERR_DATA, "%s: dtype '%s' is not a float table (f2, f4 or f8)",
-			       name, h.descr);
-	e = h.descr[2] == '2' ? PE_ELEM_F16 : h.descr[2] == '4' ? PE_ELEM_F32 : PE_ELEM_F64;
+	if (ints && int_elem(h.descr) >= 0) {
+		e = (enum pe_elem)int_elem(h.descr);
+	} else if (strlen(h.descr) != 3 || !strchr("<>=", h.descr[0]) || h.descr[1] != 'f' ||
+		   !strchr("248", h.descr[2])) {
+		return pe_fail(err, PE_ERR_DATA, "%s: dtype '%s' is not a %s table (f2, f4 or f8%s)",
+			       name, h.descr, ints ? "number" : "float",
+			       ints ? ", i1-i8, u1-u8" : "");
+	} else {
+		e = h.descr[2] == '2' ? PE_ELEM_F16 : h.descr[2] == '4' ? PE_ELEM_F32 : PE_ELEM_F64;
+	}
 	big = h.descr[0] == '>' || (h.descr[0] == '=' && pe_host_big_endian());
 	isz = pe_elem_size(e);
 	if (data_fits(&h, len, isz, name, err) != 0 ||

@@ -7,9 +7,14 @@
 
 #include "io/read.h"
 
-/* Element encodings of the float tables; each read with explicit byte
- * assembly, so neither the host's byte order nor alignment matters. */
-enum pe_elem { PE_ELEM_F16, PE_ELEM_BF16, PE_ELEM_F32, PE_ELEM_F64 };
+/* Element encodings of the float tables, and the integers read when
+ * pe_read_opts.integers asks; each read with explicit byte assembly, so
+ * neither the host's byte order nor alignment matters. */
+enum pe_elem {
+	PE_ELEM_F16, PE_ELEM_BF16, PE_ELEM_F32, PE_ELEM_F64,
+	PE_ELEM_I8, PE_ELEM_I16, PE_ELEM_I32, PE_ELEM_I64,
+	PE_ELEM_U8, PE_ELEM_U16, PE_ELEM_U32, PE_ELEM_U64
+};
 
 size_t pe_elem_size(enum pe_elem e);
 
@@ -20,10 +25,19 @@ float pe_half_to_float(uint16_t h);
 float pe_bf16_to_float(uint16_t b);
 
 /* n values of kind e from src (big-endian if big, else little-endian) to
- * dst[0], dst[stride], ...; binary64 is rounded to nearest (a C cast).
+ * dst[0], dst[stride], ...; binary64 and integers beyond 2^24 are rounded
+ * to nearest (a C cast, as NumPy's astype).
  * Returns how many finite binary64 values were too large for float32. */
 size_t pe_elems_to_float(float *dst, size_t stride, const unsigned char *src, size_t n,
 			 enum pe_elem e, int big);
+
+/* pe_npy_parse and pe_safetensors_parse, also taking integer dtypes when
+ * ints (pe_read_opts.integers). */
+int pe_npy_parse_as(const unsigned char *buf, size_t len, const char *name, int ints,
+		    struct pe_matrix *out, struct pe_table_info *info, struct pe_error *err);
+int pe_safetensors_parse_as(const unsigned char *buf, size_t len, const char *name,
+			    const char *tensor, int ints, struct pe_matrix *out,
+			    struct pe_table_info *info, struct pe_error *err);
 
 /* Is this host big-endian?  (For npy's '=' byte order.) */
 int pe_host_big_endian(void);
