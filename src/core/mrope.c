@@ -252,16 +252,16 @@ static int lay_out(struct pe_mrope *m, struct pe_error *err)
 		} else {
 			if (it->h % p->merge || it->w % p->merge)
 				return pe_fail(err, PE_ERR_PARAM,
-					       "{sequence} item %zu '%.*s': the grid's height %llu and width %llu must be multiples of {merge} %llu",
+					       "{sequence} item %zu '%.*s': the grid's height %llu and width %llu must be multiples of the spatial merge, %llu ({merge})",
 					       i + 1, qn, q, (unsigned long long)it->h,
 					       (unsigned long long)it->w, (unsigned long long)p->merge);
-			if (it->seconds > 0 && !(p->tokens_per_second > 0))
-				return pe_fail(err, PE_ERR_PARAM,
-					       "{sequence} item %zu '%.*s': seconds per grid (@S) space a video's temporal ids by {tokens_per_second} (Qwen2.5-VL's timing), not given",
-					       i + 1, qn, q);
 			if (it->seconds > 0 && p->split)
 				return pe_fail(err, PE_ERR_PARAM,
 					       "{sequence} item %zu '%.*s': seconds per grid (@S) do not apply to videos split into frames ({video_frames} split: their timestamps are text tokens)",
+					       i + 1, qn, q);
+			if (it->seconds > 0 && !(p->tokens_per_second > 0))
+				return pe_fail(err, PE_ERR_PARAM,
+					       "{sequence} item %zu '%.*s': seconds per grid (@S) space a video's temporal ids by {tokens_per_second} (Qwen2.5-VL's timing), not given",
 					       i + 1, qn, q);
 			lt = it->t;
 			lh = it->h / p->merge;

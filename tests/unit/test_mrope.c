@@ -488,7 +488,7 @@ static void test_init_errors(void **state)
 
 	(void)state;
 	expect_init_error("text:3,image:1x4x5", 2, 0, 0, NULL,
-			  "{sequence} item 2 'image:1x4x5': the grid's height 4 and width 5 must be multiples of {merge} 2");
+			  "{sequence} item 2 'image:1x4x5': the grid's height 4 and width 5 must be multiples of the spatial merge, 2 ({merge})");
 	expect_init_error("text:3", 2, 0, 0, bad,
 			  "{mrope_section} 16,24,20 must sum to the rotary half R/2 = 64 (one section per stream, in frequencies)");
 	expect_init_error("text:3", 2, 0, 0, huge,
@@ -498,7 +498,7 @@ static void test_init_errors(void **state)
 	expect_init_error("video:2x4x4", 2, 2, 1, NULL,
 			  "{tokens_per_second} does not apply to videos split into frames ({video_frames} split: their timestamps are text tokens)");
 	expect_init_error("video:2x4x4@2", 2, 0, 1, NULL,
-			  "{sequence} item 1 'video:2x4x4@2': seconds per grid (@S) space a video's temporal ids by {tokens_per_second} (Qwen2.5-VL's timing), not given");
+			  "{sequence} item 1 'video:2x4x4@2': seconds per grid (@S) do not apply to videos split into frames ({video_frames} split: their timestamps are text tokens)");
 	expect_init_error("text:2147483647,text:2", 2, 0, 0, NULL,
 			  "{sequence} item 2 'text:2' takes position ids beyond 2^31 - 1 (int32)");
 	expect_init_error("video:16777216x2x2@1000000", 2, 1000, 0, NULL,
