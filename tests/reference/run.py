@@ -41,6 +41,8 @@ GROUPS = [
     ("buckets", "ref_buckets.py", {}),
     ("sincos2d", "ref_sincos2d.py", {}),
     ("files", "ref_files.py", {}),
+    ("mrope", "ref_mrope.py", {}),
+    ("mrope-f32-avx2", "ref_mrope.py", {"ATEN_CPU_CAPABILITY": "avx2", "REF_TORCH_CPU": "avx2"}),
 ]
 
 

@@ -407,6 +407,72 @@ static void test_int_tables(void **state)
 	pe_mrope_seq_free(&s);
 }
 
+/* n comma- and newline-separated numbers of the file at rel (under the
+ * source tree) */
+static void read_numbers(const char *rel, double *v, size_t n)
+{
+	size_t len, k = 0;
+	char *text = (char *)pe_read_file(pe_source_path(rel), &len), *p, *end;
+
+	assert_non_null(text);
+	text = realloc(text, len + 1);
+	assert_non_null(text);
+	text[len] = '\0';
+	for (p = text; k < n; p = end + (*end != '\0')) {
+		v[k++] = strtod(p, &end);
+		assert_true(end != p && (*end == ',' || *end == '\n'));
+	}
+	assert_true(*p == '\0');
+	free(text);
+}
+
+/* Qwen2-VL's rotary module as PyTorch without MKL runs it on AVX2
+ * (data/make_mrope_reference.py, Debian's python3-torch 1.13): which
+ * frequencies and positions share a SLEEF vector call decides some values,
+ * so the tables are bit for bit only in the forward's own memory order */
+static void test_pytorch_sleef(void **state)
+{
+	static double ids[3 * 200], want[200 * 16];
+	static int32_t id32[3 * 200];
+	struct pe_mrope_params p;
+	struct pe_mrope m;
+	struct pe_tensor t;
+	struct pe_error err;
+	float *got;
+	size_t i;
+	int table;
+
+	(void)state;
+	read_numbers("data/mrope-ids-n200.csv", ids, 3 * 200);
+	for (i = 0; i < 3 * 200; i++)
+		id32[i] = (int32_t)ids[i];
+	pe_mrope_defaults(&p);
+	p.ids = id32;
+	p.n = 200;
+	p.rope.theta = 10000;
+	p.rope.rotary_dim = 16;
+	p.section[0] = 2;
+	p.section[1] = 3;
+	p.section[2] = 3;
+	p.rope.precision = PE_ROPE_FLOAT32;
+	p.rope.torch.cpu = PE_TORCH_AVX2;
+	p.rope.torch.vml = PE_TORCH_SLEEF;
+	assert_int_equal(pe_mrope_init(&m, &p, &err), 0);
+	for (table = 0; table < 2; table++) {
+		read_numbers(table ? "data/mrope-qwen2-vl-sleef-avx2-sin.csv"
+				   : "data/mrope-qwen2-vl-sleef-avx2-cos.csv", want, 200 * 16);
+		got = fill(&m, table ? PE_MROPE_SIN : PE_MROPE_COS, &t);
+		for (i = 0; i < 200 * 16; i++)
+			if (got[i] != (float)want[i]) {
+				print_error("%s[%zu][%zu]: %.9g, PyTorch %.9g\n", table ? "sin" : "cos",
+					    i / 16, i % 16, (double)got[i], want[i]);
+				fail();
+			}
+		free(got);
+	}
+	pe_mrope_free(&m);
+}
+
 static void expect_parse_error(const char *text, const char *msg)
 {
 	struct pe_mrope_seq s;
@@ -517,6 +583,7 @@ int main(void)
 		cmocka_unit_test(test_worked_angles),
 		cmocka_unit_test(test_text_is_rope),
 		cmocka_unit_test(test_int_tables),
+		cmocka_unit_test(test_pytorch_sleef),
 		cmocka_unit_test(test_parse_errors),
 		cmocka_unit_test(test_init_errors),
 	};
