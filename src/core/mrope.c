@@ -481,7 +481,9 @@ int pe_mrope_init(struct pe_mrope *m, const struct pe_mrope_params *p, struct pe
 	rp.offset = m->min_id;
 	rp.positions = (uint64_t)(m->max_id - m->min_id) + 1;
 	rp.layout = PE_LAYOUT_HALF;
-	if (pe_rope_init(&m->rope, &rp, err) != 0)
+	if (pe_rope_init(&m->rope, &rp, err) != 0 ||
+	    pe_rope_tensor(&m->rope, PE_ROPE_COS, &m->rope_table[0], err) != 0 ||
+	    pe_rope_tensor(&m->rope, PE_ROPE_SIN, &m->rope_table[1], err) != 0)
 		return -1;
 	for (t = 0; t < PE_MROPE_NTABLES; t++) {
 		m->view[t].m = m;
@@ -502,6 +504,7 @@ void pe_mrope_free(struct pe_mrope *m)
 /* ---- tables ---- */
 
 #define CHUNK 4096
+#define TEXT_RUN 16	/* rows from which a text run is filled as plain RoPE */
 
 /* rows r0 .. r0 + nrows - 1 of the 3 x N ids */
 static int fill_ids(const struct pe_mrope *m, uint64_t r0, size_t nrows, int32_t *out,
@@ -550,7 +553,7 @@ static float f32_freq(const void *ctx, uint64_t g)
 static int fill_trig(const struct pe_mrope *m, int want_cos, uint64_t r0, size_t nrows, float *out,
 		     struct pe_error *err)
 {
-	size_t half = m->rope.nfreq, R = 2 * half, i, j;
+	size_t half = m->rope.nfreq, R = 2 * half, i, j, run;
 	int32_t *ids = malloc(3 * nrows * sizeof *ids), *s[3];
 	float *val = NULL, att = m->rope.attention32, v;
 	struct f32_freqs c;
@@ -566,11 +569,29 @@ static int fill_trig(const struct pe_mrope *m, int want_cos, uint64_t r0, size_t
 	s[2] = ids + 2 * nrows;
 	pe_mrope_ids(m, r0, nrows, s[0], s[1], s[2]);
 	if (!val) {
-		for (i = 0; i < nrows; i++)
+		for (i = 0; i < nrows; i += run) {
+			/* a text run (one position in every stream, consecutive) is
+			 * plain RoPE: rope's own rows, its step kernel's speed */
+			for (run = 0; i + run < nrows && s[0][i + run] == s[0][i] + (int64_t)run &&
+				      s[1][i + run] == s[0][i + run] && s[2][i + run] == s[0][i + run];
+			     run++)
+				;
+			if (run >= TEXT_RUN) {
+				const struct pe_tensor *rt = &m->rope_table[!want_cos];
+
+				if (rt->fill(rt->ctx, (uint64_t)(s[0][i] - m->min_id), run, out + i * R,
+					     err) != 0) {
+					free(ids);
+					return -1;
+				}
+				continue;
+			}
+			run = 1;
 			for (j = 0; j < half; j++) {
 				v = pe_rope_exact(&m->rope, j, s[m->lane[j]][i], want_cos);
 				out[i * R + j] = out[i * R + j + half] = v;
 			}
+		}
 		free(ids);
 		return 0;
 	}

@@ -56,7 +56,9 @@
  *
  * Streaming: the ids of a block of tokens are computed when it is filled
  * (a binary search for its first item, then a walk), never held for the
- * whole sequence.
+ * whole sequence.  Exact text runs (16 tokens and more) are rope's rows,
+ * its step kernel's speed; vision tokens take a correctly rounded sin or
+ * cos each (pe_rope_exact).
  */
 #ifndef PE_MROPE_H
 #define PE_MROPE_H
@@ -145,6 +147,7 @@ struct pe_mrope {
 	unsigned char *lane;		/* R/2 streams: 0 T, 1 H, 2 W */
 	size_t nlane[3];		/* frequencies per stream */
 	struct pe_rope rope;		/* the frequencies, over min_id .. max_id */
+	struct pe_tensor rope_table[2];	/* its cos and sin: text runs are plain RoPE */
 	struct pe_mrope_view view[PE_MROPE_NTABLES];
 };
 

@@ -336,18 +336,21 @@ static void test_worked_angles(void **state)
 	pe_mrope_seq_free(&s);
 }
 
-/* a text-only sequence is plain RoPE: the same correctly rounded bits */
+/* a text-only sequence is plain RoPE: the same correctly rounded bits,
+ * whether filled as rope's rows (a run) or value by value (the same ids
+ * given in reverse) */
 static void test_text_is_rope(void **state)
 {
+	static int32_t rev[3 * 300];
 	struct pe_mrope_params p;
 	struct pe_rope_params rp;
 	struct pe_mrope_seq s;
-	struct pe_mrope m;
+	struct pe_mrope m, mr;
 	struct pe_rope r;
 	struct pe_tensor t, tr;
 	struct pe_error err;
-	float *a, *b;
-	int table;
+	float *a, *b, *c;
+	int table, i;
 
 	(void)state;
 	assert_int_equal(pe_mrope_seq_parse("text:300", 8, &s, &err), 0);
@@ -358,6 +361,12 @@ static void test_text_is_rope(void **state)
 	p.section[1] = 12;
 	p.section[2] = 12;
 	assert_int_equal(pe_mrope_init(&m, &p, &err), 0);
+	for (i = 0; i < 3 * 300; i++)
+		rev[i] = 299 - i % 300;
+	p.seq = NULL;
+	p.ids = rev;
+	p.n = 300;
+	assert_int_equal(pe_mrope_init(&mr, &p, &err), 0);
 	pe_rope_defaults(&rp);
 	rp.positions = 300;
 	rp.rotary_dim = 64;
@@ -370,11 +379,16 @@ static void test_text_is_rope(void **state)
 		assert_non_null(b);
 		assert_int_equal(tr.fill(tr.ctx, 0, 300, b, &err), 0);
 		assert_memory_equal(a, b, 300 * 64 * sizeof *a);
+		c = fill(&mr, table ? PE_MROPE_SIN : PE_MROPE_COS, &t);
+		for (i = 0; i < 300; i++)
+			assert_memory_equal(c + i * 64, b + (299 - i) * 64, 64 * sizeof *c);
 		free(a);
 		free(b);
+		free(c);
 	}
 	pe_rope_free(&r);
 	pe_mrope_free(&m);
+	pe_mrope_free(&mr);
 	pe_mrope_seq_free(&s);
 }
 
