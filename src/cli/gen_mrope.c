@@ -37,7 +37,8 @@ static const char *const layouts[] = { "chunked", "interleaved", NULL };
 static const char *const frames[] = { "whole", "split", NULL };
 
 /* the model types whose get_rope_index posenc is checked against */
-static const char *const checked[] = { "qwen2_vl", "qwen2_5_vl", "qwen3_vl", "qwen3_vl_moe", NULL };
+static const char *const checked[] = { "qwen2_vl", "qwen2_5_vl", "qwen3_vl", "qwen3_vl_moe",
+					"qwen3_5", "qwen3_5_moe", NULL };
 
 static const struct pe_optdef rows[] = {
 	{ PE_HEADING("Multimodal RoPE (Qwen2/2.5/3-VL; -d is the head dim, default 128):") },
@@ -68,8 +69,8 @@ static const struct pe_optdef rows[] = {
 	{ PE_U64("rotary-dim", 0, "R", O(rotary_dim), 2, PE_MAX_COLS,
 		 "rotary width R (even, <= head dim), default the head dim") },
 	{ PE_FILE("from-config", 0, "FILE", O(from_config),
-		  "read a Qwen2-VL, Qwen2.5-VL or Qwen3-VL config.json as\n"
-		  "transformers 5.18 does; options override it") },
+		  "read a Qwen2-VL, Qwen2.5-VL, Qwen3-VL or Qwen3.5 config.json\n"
+		  "as transformers 5.18 does; options override it") },
 	{ 0 }
 };
 
@@ -148,7 +149,7 @@ static int apply_config(struct pe_gen *g, const struct mrope_opts *o, struct mro
 			    path, c->model_type, r->mrope_interleaved == 1
 			    ? "interleaved (its mrope_interleaved)" : "Qwen2-VL's chunked layout");
 	else if (!is_checked(c->model_type))
-		pe_msg_warn("%s: model_type '%s': its get_rope_index may differ from Qwen2/2.5/3-VL's, the rules posenc follows",
+		pe_msg_warn("%s: model_type '%s': its get_rope_index may differ from Qwen2/2.5/3-VL's and Qwen3.5's, the rules posenc follows",
 			    path, c->model_type);
 	if (c->mrope != PE_HF_MROPE_NONE && r->mrope_interleaved >= 0 &&
 	    r->mrope_interleaved != (c->mrope == PE_HF_MROPE_INTERLEAVE))

@@ -1,4 +1,4 @@
-"""Multimodal RoPE: Qwen2-VL's, Qwen2.5-VL's and Qwen3-VL's own
+"""Multimodal RoPE: Qwen2-VL's, Qwen2.5-VL's, Qwen3-VL's and Qwen3.5's own
 get_rope_index and text rotary modules (tiny random models built from
 configs transformers writes) against `posenc generate mrope`.
 
@@ -52,6 +52,7 @@ def models():
     from transformers.models.qwen2_vl import modeling_qwen2_vl as q2
     from transformers.models.qwen2_5_vl import modeling_qwen2_5_vl as q25
     from transformers.models.qwen3_vl import modeling_qwen3_vl as q3
+    from transformers.models.qwen3_5 import modeling_qwen3_5 as q35
 
     out = []
     t = dict(TEXT, rope_scaling={"type": "mrope", "mrope_section": [16, 24, 24]}, rope_theta=1e6)
@@ -69,6 +70,14 @@ def models():
         depth=1, hidden_size=32, out_hidden_size=256, intermediate_size=64, num_heads=2,
         spatial_merge_size=2, deepstack_visual_indexes=[]))
     out.append(("qwen3-vl", c, q3.Qwen3VLModel, q3.Qwen3VLTextRotaryEmbedding))
+    # Qwen3.5: a quarter of a 256-wide head rotates, sections 11, 11, 10
+    t35 = dict(TEXT, head_dim=256, layer_types=["full_attention"], rope_parameters={
+        "rope_type": "default", "mrope_section": [11, 11, 10], "mrope_interleaved": True,
+        "rope_theta": 1e7, "partial_rotary_factor": 0.25})
+    c = tf.Qwen3_5Config(text_config=t35, vision_config=dict(
+        depth=1, hidden_size=32, out_hidden_size=256, intermediate_size=64, num_heads=2,
+        spatial_merge_size=2))
+    out.append(("qwen3.5", c, q35.Qwen3_5Model, q35.Qwen3_5TextRotaryEmbedding))
     return out
 
 
@@ -268,13 +277,13 @@ def run(g):
             t, _ = g.tensors("generate", "mrope", "--from-config", nested, "--table", "all",
                              "--sequence", "text:1")
             base_ids = torch.full((3, 1, 1), 7, dtype=torch.long)
-            cos0, _ = rot(torch.zeros(1), base_ids)
-            want = np.zeros(cos0.shape[-1], dtype=np.int32)
+            _, sin0 = rot(torch.zeros(1), base_ids)
+            want = np.full(sin0.shape[-1], -1, dtype=np.int32)
             for s in range(3):
                 ids = base_ids.clone()
                 ids[s] = 1000 + s
-                cos1, _ = rot(torch.zeros(1), ids)
-                want[(cos1 != cos0)[0, 0].numpy()] = s
+                _, sin1 = rot(torch.zeros(1), ids)	# sin: the smallest angles move too
+                want[(sin1 != sin0)[0, 0].numpy()] = s
             return same_bits("lanes", t["mrope_lanes"], want)
         g.check("%s lanes" % name, lanes_check)
 
