@@ -292,8 +292,8 @@ static void record_meta(struct pe_gen *g, const struct mrope_opts *o, const stru
 	pe_meta_str(meta, "kind", "mrope");
 	pe_meta_str(meta, "table", tables[o->table]);
 	pe_meta_int(meta, "positions", (int64_t)m->n);
-	if (o->sequence)
-		pe_meta_str(meta, "sequence", o->sequence);
+	if (p->seq)
+		pe_meta_str(meta, "sequence", p->seq->text);
 	if (o->position_ids)
 		pe_meta_str(meta, "position_ids", o->position_ids);
 	else
