@@ -26,7 +26,10 @@ tests/reference/requirements.txt) that decide how a config.json's RoPE is read:
                   MROPE_SPLIT: its get_rope_index splits each video into frames
                   of their own (repeat_interleave(video_grid_thw, t));
                   MROPE_TIMED: its get_rope_index spaces a video's temporal
-                  positions by vision_config.tokens_per_second
+                  positions by vision_config.tokens_per_second;
+                  MSCALE_SOFTMAX: its attention multiplies the softmax scale
+                  qk_head_dim^-0.5 by yarn's mscale squared (yarn_apply_mscale:
+                  DeepSeek-V2/V3 and the MLA families after them)
   max_positions   its default max_position_embeddings (what L0 falls back to)
   ignore          its ignore_keys_at_rope_validation (keys of its own in the RoPE
                   dict that transformers does not warn about), space-separated
@@ -108,6 +111,8 @@ def main(out):
             flags.append("PE_HF_INTERLEAVED")
         if re.search(r"torch\.polar\(", src):
             flags.append("PE_HF_POLAR")
+        if re.search(r"yarn_apply_mscale\(", src):
+            flags.append("PE_HF_MSCALE_SOFTMAX")
         rope = None
         ignore = sorted(getattr(C, "ignore_keys_at_rope_validation", None) or [])
         # the M-RoPE facts of a family whose RoPE dict takes an mrope_section

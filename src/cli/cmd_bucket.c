@@ -190,7 +190,12 @@ static void record(struct job *j)
 
 static int build(struct job *j, struct pe_bucket *bk, struct pe_tensor *t, struct pe_error *err)
 {
-	struct pe_tablein in = { j->o.bias, j->o.tensor, j->o.shape, "shape" };
+	struct pe_tablein in = {
+		.path = j->o.bias,
+		.tensor = j->o.tensor,
+		.shape = j->o.shape,
+		.shape_opt = "shape",
+	};
 
 	if (!in.path)
 		return j->distances ? pe_bucket_distances(bk, &j->p, j->a, j->b, t, err)

@@ -35,20 +35,6 @@ static const char usage[] =
 	"Write a position-encoding table: one row per position, one column per\n"
 	"dimension, float32, computed in double and rounded once.\n";
 
-static int choose_kind(const struct pe_args *a, const struct pe_gen_kind **kind,
-		       struct pe_error *err)
-{
-	if (a->noperands == 0)
-		return pe_fail(err, PE_ERR_USAGE, "missing KIND (one of: %s)", pe_gen_kind_list());
-	if (a->noperands > 1)
-		return pe_fail(err, PE_ERR_USAGE, "expected one KIND, got %d operands", a->noperands);
-	*kind = pe_gen_kind_by_name(a->operands[0]);
-	if (!*kind)
-		return pe_fail(err, PE_ERR_USAGE, "unknown kind '%s' (one of: %s)", a->operands[0],
-			       pe_gen_kind_list());
-	return 0;
-}
-
 /* Values from which a run shows progress on a terminal: 2^25 (128 MiB of
  * float32, a few tenths of a second and more). */
 #define PROGRESS_MIN_VALUES ((uint64_t)1 << 25)
@@ -75,7 +61,7 @@ static int generate(const struct pe_command *cmd, int argc, char **argv)
 	memset(&g, 0, sizeof g);
 	pe_meta_init(&g.meta);
 	if (pe_command_parse(cmd, &a, argc, argv, &err) != 0 ||
-	    choose_kind(&a, &kind, &err) != 0 || pe_args_bind(&a, rows, &o, &err) != 0 ||
+	    pe_gen_operand(&a, pe_gen_kind_list(), &kind, &err) != 0 || pe_args_bind(&a, rows, &o, &err) != 0 ||
 	    pe_outopts_bind(&out, &a, &err) != 0 || pe_gen_bind(&g, kind, &a, &err) != 0)
 		goto fail;
 	/* --preset is the kind's (generate's own row only names it first) */

@@ -122,7 +122,12 @@ static int split_titles(struct job *j, struct pe_error *err)
 
 static int read_files(struct job *j, struct pe_error *err)
 {
-	struct pe_tablein in = { NULL, j->o.tensor, j->o.shape, "shape" };
+	struct pe_tablein in = {
+		.tensor = j->o.tensor,
+		.shape = j->o.shape,
+		.shape_opt = "shape",
+		.header_names = 1,
+	};
 	size_t k, stdin_uses = 0;
 	int kind;
 

@@ -180,7 +180,12 @@ static int list(struct job *j, struct pe_error *err)
 
 static int read_file(struct job *j, struct pe_error *err)
 {
-	struct pe_tablein t = { j->o.input, j->o.tensor, j->o.shape, "shape" };
+	struct pe_tablein t = {
+		.path = j->o.input,
+		.tensor = j->o.tensor,
+		.shape = j->o.shape,
+		.shape_opt = "shape",
+	};
 	const char *w = pe_args_unbound(&j->args);
 
 	/* with -i FILE, a table option is an error, not silently ignored */

@@ -211,7 +211,10 @@ static int read_rel(struct job *j, enum pe_skew_axis axis, struct pe_matrix *m,
 	const char *opt = axis == PE_SKEW_ROWS ? "rel-h" : "rel-w";
 	uint64_t side = axis == PE_SKEW_ROWS ? j->h : j->w;
 	char shape[64];
-	struct pe_tablein t = { axis == PE_SKEW_ROWS ? j->o.rel_h : j->o.rel_w, NULL, NULL, opt };
+	struct pe_tablein t = {
+		.path = axis == PE_SKEW_ROWS ? j->o.rel_h : j->o.rel_w,
+		.shape_opt = opt,
+	};
 
 	/* a raw file (named as -o would name one) has the shape the grid implies */
 	if (pe_format_by_path(t.path) == PE_FMT_RAW) {
@@ -232,7 +235,12 @@ static int read_rel(struct job *j, enum pe_skew_axis axis, struct pe_matrix *m,
 
 static int prepare(struct job *j, struct pe_skew *s, struct pe_error *err)
 {
-	struct pe_tablein t = { j->o.input, j->o.tensor, j->o.shape, "shape" };
+	struct pe_tablein t = {
+		.path = j->o.input,
+		.tensor = j->o.tensor,
+		.shape = j->o.shape,
+		.shape_opt = "shape",
+	};
 
 	switch (j->form) {
 	case FORM_INDEX:

@@ -8,7 +8,7 @@
 
 /* Every command, in --help order: each is the struct pe_command
  * pe_cmd_<name> of its cmd_<name>.c. */
-#define PE_COMMAND_LIST(X) X(generate) X(similarity) X(skew) X(bucket) X(plot)
+#define PE_COMMAND_LIST(X) X(generate) X(similarity) X(skew) X(bucket) X(plot) X(explain)
 
 #define DECLARE(c) extern const struct pe_command pe_cmd_##c;
 PE_COMMAND_LIST(DECLARE)

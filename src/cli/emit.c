@@ -166,7 +166,7 @@ int pe_threads_resolve(const struct pe_outopts *o, int *threads, struct pe_error
 		*threads = (int)o->threads;
 		return 0;
 	}
-	if (env) {
+	if (env && *env) {	/* set but empty: unset, as for most variables */
 		if (pe_parse_u64(env, 1, PE_MAX_THREADS, &v) != 0)
 			return pe_fail(err, PE_ERR_USAGE,
 				       "POSENC_THREADS must be an integer from 1 to %d, got '%s'",
@@ -449,32 +449,40 @@ out:
 	return rc;
 }
 
-int pe_emit_chart(const struct pe_outopts *o, const struct pe_chart *c, const char *title,
-		  const struct pe_meta *meta, struct pe_error *err)
+int pe_emit_charts(const struct pe_outopts *o, const struct pe_chart *const *c,
+		   const char *const *titles, size_t n, const char *title,
+		   const struct pe_meta *meta, struct pe_error *err)
 {
 	struct pe_sink_opts so;
-	struct pe_chart cc = *c;
-	struct pe_fig_panel panel;
+	struct pe_fig_panel *panel = NULL;
 	struct pe_fig f;
 	char *t = NULL, *xl = NULL, *yl = NULL;
+	size_t i;
 	int rc = -1;
 
 	memset(&so, 0, sizeof so);
 	if (pe_emit_figure_opts(o, &so, 1, err) != 0)
 		return -1;
+	if (n == 0)
+		return pe_fail(err, PE_ERR_USAGE, "there is no curve to draw");
 	if (o->title)
 		title = *o->title ? o->title : NULL;	/* --title '': none */
-	memset(&panel, 0, sizeof panel);
 	memset(&f, 0, sizeof f);
-	if ((title && !(t = pe_utf8_clean(title))) ||
-	    ((o->xlabel || cc.xlabel) && !(xl = pe_utf8_clean(o->xlabel ? o->xlabel : cc.xlabel))) ||
-	    ((o->ylabel || cc.ylabel) && !(yl = pe_utf8_clean(o->ylabel ? o->ylabel : cc.ylabel)))) {
+	panel = calloc(n, sizeof *panel);
+	if (!panel || (title && !(t = pe_utf8_clean(title))) ||
+	    ((o->xlabel || c[0]->xlabel) && !(xl = pe_utf8_clean(o->xlabel ? o->xlabel : c[0]->xlabel))) ||
+	    ((o->ylabel || c[0]->ylabel) && !(yl = pe_utf8_clean(o->ylabel ? o->ylabel : c[0]->ylabel)))) {
 		pe_fail(err, PE_ERR_NOMEM, "out of memory");
 		goto out;
 	}
-	panel.chart = &cc;
-	f.panels = &panel;
-	f.n = f.nc = f.nr = 1;
+	for (i = 0; i < n; i++) {
+		panel[i].chart = c[i];
+		panel[i].title = titles && titles[i] && *titles[i] ? titles[i] : NULL;
+	}
+	f.panels = panel;
+	f.n = n;
+	f.nc = n < 2 ? 1 : 2;
+	f.nr = (uint32_t)((n + f.nc - 1) / f.nc);
 	f.title = t;
 	f.xlabel = xl;
 	f.ylabel = yl;
@@ -484,8 +492,15 @@ int pe_emit_chart(const struct pe_outopts *o, const struct pe_chart *c, const ch
 	}
 	rc = pe_emit_figure(o, &f, meta, err);
 out:
+	free(panel);
 	free(t);
 	free(xl);
 	free(yl);
 	return rc;
+}
+
+int pe_emit_chart(const struct pe_outopts *o, const struct pe_chart *c, const char *title,
+		  const struct pe_meta *meta, struct pe_error *err)
+{
+	return pe_emit_charts(o, &c, NULL, 1, title, meta, err);
 }

@@ -108,6 +108,13 @@ struct pe_chart;
 int pe_emit_chart(const struct pe_outopts *o, const struct pe_chart *c, const char *title,
 		  const struct pe_meta *meta, struct pe_error *err);
 
+/* The same for n charts side by side (two a row), chart i titled
+ * titles[i] (titles or an entry NULL or empty: untitled); the axis titles
+ * are c[0]'s. */
+int pe_emit_charts(const struct pe_outopts *o, const struct pe_chart *const *c,
+		   const char *const *titles, size_t n, const char *title,
+		   const struct pe_meta *meta, struct pe_error *err);
+
 /*
  * The figure options of a command that draws a figure of its own (posenc
  * plot) over so: -f / -o must name a figure format; with chart, the
@@ -127,8 +134,8 @@ int pe_emit_figure(const struct pe_outopts *o, const struct pe_fig *f, const str
 int pe_emit_text_check(const struct pe_outopts *o, enum pe_format format, const char *what,
 		       struct pe_error *err);
 
-/* The thread count: --threads, else POSENC_THREADS, else the CPUs.  A bad
- * value of the variable is a usage error. */
+/* The thread count: --threads, else POSENC_THREADS when set and not
+ * empty, else the CPUs.  A bad value of the variable is a usage error. */
 int pe_threads_resolve(const struct pe_outopts *o, int *threads, struct pe_error *err);
 
 #endif

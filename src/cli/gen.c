@@ -123,6 +123,19 @@ const char *pe_gen_kind_list(void)
 	return list;
 }
 
+int pe_gen_operand(const struct pe_args *a, const char *names, const struct pe_gen_kind **kind,
+		   struct pe_error *err)
+{
+	if (a->noperands == 0)
+		return pe_fail(err, PE_ERR_USAGE, "missing KIND (one of: %s)", names);
+	if (a->noperands > 1)
+		return pe_fail(err, PE_ERR_USAGE, "expected one KIND, got %d operands", a->noperands);
+	*kind = pe_gen_kind_by_name(a->operands[0]);
+	if (!*kind)
+		return pe_fail(err, PE_ERR_USAGE, "unknown kind '%s' (one of: %s)", a->operands[0], names);
+	return 0;
+}
+
 int pe_gen_bind(struct pe_gen *g, const struct pe_gen_kind *kind, struct pe_args *a,
 		struct pe_error *err)
 {

@@ -30,12 +30,14 @@
 #define PE_GEN_MAX_TENSORS 24
 
 struct pe_gen_kind;
+struct pe_explain;
 
 struct pe_gen {
 	const struct pe_gen_kind *kind;
 	const struct pe_args *args;	/* what was given (pe_args_given) */
 	uint64_t positions, dim;	/* -n, -d (defaults 512, 768) */
 	int float32;			/* the kind's float32 recipe (--precision float32) */
+	int explain;			/* posenc explain: every layer type, no table written */
 	int torch_cpu, torch_vml;	/* --torch-cpu, --torch-vml as given */
 	uint64_t torch_threads;		/* --torch-threads as given */
 	struct pe_torch torch;		/* which of PyTorch's kernels the recipe emulates,
@@ -60,6 +62,9 @@ struct pe_gen_kind {
 	/* Has the kind, with these options, a float32 recipe (what
 	 * --precision float32 asks for)?  NULL: never. */
 	int (*float32)(const void *opts);
+	/* posenc explain: after the build, what the kind's parameters mean,
+	 * into x (cli/explain.h).  NULL: explain has nothing to say of it. */
+	int (*explain)(struct pe_gen *g, struct pe_explain *x, struct pe_error *err);
 };
 
 /* -n and -d: the rows of the table size every kind reads. */
@@ -78,6 +83,11 @@ void pe_gen_kinds_help(FILE *fp);
 
 /* "sinusoidal, learned, rope, alibi, sincos2d" for messages. */
 const char *pe_gen_kind_list(void);
+
+/* The one KIND operand of a, looked up; names lists the kinds the
+ * command takes, for its messages.  Returns 0 or -1 (PE_ERR_USAGE). */
+int pe_gen_operand(const struct pe_args *a, const char *names, const struct pe_gen_kind **kind,
+		   struct pe_error *err);
 
 /* Is field (in g's size or kind options) given on the command line? */
 #define pe_gen_given(g, field) pe_args_given((g)->args, (field))

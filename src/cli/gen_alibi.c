@@ -2,6 +2,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 
+#include "cli/explain.h"
 #include "cli/gen.h"
 #include "core/alibi.h"
 
@@ -94,7 +95,12 @@ static int build(struct pe_gen *g, void *opts, struct pe_error *err)
 	return 0;
 }
 
+static int explain(struct pe_gen *g, struct pe_explain *x, struct pe_error *err)
+{
+	return pe_explain_alibi(x, g->state, err);
+}
+
 const struct pe_gen_kind pe_kind_alibi = {
 	"alibi", "ALiBi slopes and attention biases",
-	rows, sizeof(struct alibi_opts), build, NULL
+	rows, sizeof(struct alibi_opts), build, NULL, explain
 };

@@ -75,5 +75,5 @@ static int build(struct pe_gen *g, void *opts, struct pe_error *err)
 
 const struct pe_gen_kind pe_kind_learned = {
 	"learned", "seeded random initialisation of a learned table",
-	rows, sizeof(struct learned_opts), build, NULL
+	rows, sizeof(struct learned_opts), build, NULL, NULL
 };

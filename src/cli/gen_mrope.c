@@ -421,5 +421,5 @@ static int float32(const void *opts)
 
 const struct pe_gen_kind pe_kind_mrope = {
 	"mrope", "multimodal RoPE of Qwen2/2.5/3-VL: position ids, cos/sin, lanes",
-	rows, sizeof(struct mrope_opts), build, float32
+	rows, sizeof(struct mrope_opts), build, float32, NULL
 };

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/explain.h"
 #include "cli/gen.h"
 #include "cli/msg.h"
 #include "cli/param.h"
@@ -105,7 +106,9 @@ static const struct pe_optdef rows[] = {
 struct rope_state {
 	struct pe_hfconfig cfg;
 	size_t n;			/* layer types built */
+	int first;			/* the config's type of rope[0] */
 	struct pe_rope rope[PE_HF_MAX_TYPES];
+	uint64_t head_dim[PE_HF_MAX_TYPES];
 	char keys[PE_HF_MAX_TYPES][PE_HF_NAME_MAX];	/* the meta's keys for them */
 	const struct pe_hfrope *cur;	/* the type being built, for messages */
 };
@@ -408,7 +411,7 @@ static int choose_types(struct pe_gen *g, const struct rope_opts *o, struct rope
 		*first = *last = k;
 		return 0;
 	}
-	if (c->ntypes == 1 || all) {
+	if (c->ntypes == 1 || all || g->explain) {
 		*first = 0;
 		*last = (int)c->ntypes - 1;
 		return 0;
@@ -463,6 +466,7 @@ static int build_type(struct pe_gen *g, const struct rope_opts *o, struct rope_s
 		return pe_fail(err, PE_ERR_USAGE, "--%s applies to --scaling %s only", w->name,
 			       pe_opt_mask_names(w->applies, pe_rope_scaling_names, which,
 						 sizeof which));
+	st->head_dim[st->n] = *head_dim;
 	st->n++;	/* freed with the state, failed or not */
 	if (pe_rope_init(r, &p, err) != 0) {
 		/* core names parameters: the file's keys, or the options */
@@ -506,6 +510,9 @@ static int build_type(struct pe_gen *g, const struct rope_opts *o, struct rope_s
 	return 0;
 }
 
+_Static_assert(sizeof ((struct rope_state *)0)->keys[0] ==
+	       sizeof ((struct pe_hfrope *)0)->name, "meta keys hold a layer type's name");
+
 static void record_types(struct pe_gen *g, struct rope_state *st, int first, int last)
 {
 	char desc[256];
@@ -514,7 +521,9 @@ static void record_types(struct pe_gen *g, struct rope_state *st, int first, int
 	for (t = first; t <= last; t++) {
 		const struct pe_rope *r = &st->rope[t - first];
 
-		snprintf(st->keys[t - first], sizeof st->keys[0], "%s", st->cfg.rope[t].name);
+		/* same size, always terminated (memcpy: snprintf between two
+		 * members of *st trips GCC's -Wrestrict at -O1) */
+		memcpy(st->keys[t - first], st->cfg.rope[t].name, sizeof st->keys[0]);
 		snprintf(desc, sizeof desc, "%s, theta %.17g, rotary_dim %llu, attention_factor %.17g",
 			 pe_rope_scaling_name(r->p.scaling), r->p.theta,
 			 (unsigned long long)r->p.rotary_dim, r->attention);
@@ -550,8 +559,11 @@ static int build(struct pe_gen *g, void *opts, struct pe_error *err)
 	} else {
 		st->cfg.ntypes = 1;
 	}
+	if (g->explain && pe_gen_given(g, &o->table))
+		return pe_fail(err, PE_ERR_USAGE, "--table does not apply to explain (it reports what every table holds)");
 	if (choose_types(g, o, st, table == TABLE_ALL, &first, &last, err) != 0)
 		return -1;
+	st->first = first;
 	for (t = first; t <= last; t++)
 		if (build_type(g, o, st, t, last > first, &head_dim, &p, err) != 0)
 			return -1;
@@ -574,7 +586,19 @@ static int float32(const void *opts)
 	return 1;	/* transformers' float32 pipeline */
 }
 
+static int explain(struct pe_gen *g, struct pe_explain *x, struct pe_error *err)
+{
+	const struct rope_state *st = g->state;
+	const struct rope_opts *o = g->opts;
+	struct pe_explain_rope in = {
+		o->from_config, o->from_config ? &st->cfg : NULL, st->rope, st->n, st->first,
+		st->head_dim, g->args, g->positions, pe_gen_given(g, &g->positions) != NULL
+	};
+
+	return pe_explain_rope(x, &in, err);
+}
+
 const struct pe_gen_kind pe_kind_rope = {
 	"rope", "rotary cos/sin tables, inv_freq, every Hugging Face scaling",
-	rows, sizeof(struct rope_opts), build, float32
+	rows, sizeof(struct rope_opts), build, float32, explain
 };

@@ -76,5 +76,5 @@ static int build(struct pe_gen *g, void *opts, struct pe_error *err)
 
 const struct pe_gen_kind pe_kind_sincos2d = {
 	"sincos2d", "2-D sin/cos table of an image patch grid (MAE, timm)",
-	rows, sizeof(struct grid_opts), build, NULL
+	rows, sizeof(struct grid_opts), build, NULL, NULL
 };

@@ -2,6 +2,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 
+#include "cli/explain.h"
 #include "cli/gen.h"
 #include "core/sinusoidal.h"
 
@@ -127,6 +128,11 @@ static int build(struct pe_gen *g, void *opts, struct pe_error *err)
 	return 0;
 }
 
+static int explain(struct pe_gen *g, struct pe_explain *x, struct pe_error *err)
+{
+	return pe_explain_sinusoidal(x, g->state, err);
+}
+
 /* The float32 recipes: the PyTorch tutorial's (vaswani), fairseq's
  * get_embedding (fairseq). */
 static int float32(const void *opts)
@@ -138,5 +144,5 @@ static int float32(const void *opts)
 
 const struct pe_gen_kind pe_kind_sinusoidal = {
 	"sinusoidal", "fixed sin/cos table (Vaswani, tensor2tensor, fairseq, Marian)",
-	rows, sizeof(struct sin_opts), build, float32
+	rows, sizeof(struct sin_opts), build, float32, explain
 };

@@ -177,12 +177,14 @@ int main(int argc, char **argv)
 	}
 	cmd = pe_command_by_name(argv[1]);
 	if (!cmd) {
+		struct pe_error e = { PE_OK, "" };
+
+		/* through msg.c, which escapes what argv[1] holds */
 		if (argv[1][0] == '-')
-			fprintf(stderr, "posenc: unknown option '%s'\n", argv[1]);
+			pe_fail(&e, PE_ERR_USAGE, "unknown option '%s'", argv[1]);
 		else
-			fprintf(stderr, "posenc: unknown command '%s'\n", argv[1]);
-		fprintf(stderr, "Try 'posenc --help'.\n");
-		return PE_EXIT_USAGE;
+			pe_fail(&e, PE_ERR_USAGE, "unknown command '%s'", argv[1]);
+		return pe_msg_report(NULL, &e);
 	}
 	if (pe_opt_wants_help(argc - 1, argv + 1)) {
 		pe_command_help(stdout, cmd);

@@ -12,23 +12,31 @@ int pe_msg_pipe_closed(void)
 	return pipe_closed;
 }
 
-/* s on stderr: control bytes (a newline in a file name, an escape
- * sequence) as \xNN, except the lines of a listing ("\n  " then an item);
- * UTF-8 passes. */
-static void put_text(const char *s)
+/* s on fp: control bytes (a newline in a file name, an escape sequence)
+ * as \xNN; UTF-8 passes; with listing, so do the lines of a listing
+ * ("\n  " then an item: the tensors of a file in a message). */
+static void put_escaped(FILE *fp, const char *s, int listing)
 {
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
 
-		/* a listing's own lines ("\n  " then an item: the tensors of a
-		 * file) are lines; any other control byte is shown escaped */
-		if (c == '\n' && s[1] == ' ' && s[2] == ' ')
-			fputc(c, stderr);
+		if (listing && c == '\n' && s[1] == ' ' && s[2] == ' ')
+			fputc(c, fp);
 		else if (c < 0x20 || c == 0x7f)
-			fprintf(stderr, "\\x%02x", c);
+			fprintf(fp, "\\x%02x", c);
 		else
-			fputc(c, stderr);
+			fputc(c, fp);
 	}
+}
+
+void pe_msg_put_text(FILE *fp, const char *s)
+{
+	put_escaped(fp, s, 0);
+}
+
+static void put_text(const char *s)
+{
+	put_escaped(stderr, s, 1);
 }
 
 int pe_msg_report(const char *cmd, const struct pe_error *given)
@@ -61,15 +69,14 @@ int pe_msg_report(const char *cmd, const struct pe_error *given)
 
 void pe_msg_warn(const char *fmt, ...)
 {
+	struct pe_error line;	/* shortened as error messages are */
 	va_list ap;
 
-	char line[1024];
-
 	va_start(ap, fmt);
-	vsnprintf(line, sizeof line, fmt, ap);
+	pe_vfail(&line, PE_ERR_DATA, fmt, ap);
 	va_end(ap);
 	fputs("posenc: warning: ", stderr);
-	put_text(line);
+	put_text(line.msg);
 	fputc('\n', stderr);
 }
 

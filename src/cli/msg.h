@@ -9,6 +9,7 @@
 #define PE_MSG_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "core/err.h"
 
@@ -28,6 +29,11 @@ int pe_msg_pipe_closed(void);
  * it only when stderr is a terminal); *last keeps the percentage shown, so
  * a line is written only when it changes; the line is erased when done. */
 void pe_msg_progress(const char *cmd, uint64_t done, uint64_t total, int *last);
+
+/* s as one line, the way messages show untrusted text: control bytes (a
+ * newline or tab in a name, an escape sequence) as \xNN, UTF-8 as it is.
+ * For text from files that goes to stdout too (a listing of names). */
+void pe_msg_put_text(FILE *fp, const char *s);
 
 void pe_msg_warn(const char *fmt, ...)
 #if defined(__GNUC__)

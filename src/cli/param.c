@@ -48,7 +48,16 @@ void pe_param_explain(struct pe_error *err, const struct pe_args *a,
 	out[n] = '\0';
 	if (keys && !options) {
 		err->code = PE_ERR_DATA;
-		snprintf(err->msg, sizeof err->msg, "%s: %s", file->path, out);
+		/* "FILE: keys", cut at the message's size (by hand: GCC's
+		 * -Wformat-truncation flags "%s: %s" into it at -O1) */
+		size_t at = strnlen(file->path, sizeof err->msg - 3), m;
+
+		memcpy(err->msg, file->path, at);
+		memcpy(err->msg + at, ": ", 2);
+		at += 2;
+		m = strnlen(out, sizeof err->msg - 1 - at);
+		memcpy(err->msg + at, out, m);
+		err->msg[at + m] = '\0';
 	} else {
 		err->code = PE_ERR_USAGE;
 		memcpy(err->msg, out, sizeof out);

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/msg.h"
 #include "cli/tablein.h"
 #include "core/parse.h"
 #include "io/input.h"
@@ -24,10 +25,7 @@ static const char *pe_tablein_name(const char *path)
 
 void pe_tablein_prefix(struct pe_error *err, const char *path)
 {
-	char msg[sizeof err->msg];
-
-	memcpy(msg, err->msg, sizeof msg);
-	snprintf(err->msg, sizeof err->msg, "%.300s: %.700s", pe_tablein_name(path), msg);
+	pe_fail(err, err->code, "%s: %s", pe_tablein_name(path), err->msg);
 }
 
 int pe_tablein_read(const struct pe_tablein *t, struct pe_meta *meta, enum pe_tablein_role role,
@@ -54,6 +52,10 @@ int pe_tablein_read(const struct pe_tablein *t, struct pe_meta *meta, enum pe_ta
 	}
 	if (pe_read_table(t->path, PE_TABLE_MAX_BYTES, &o, out, &info, err) != 0)
 		return -1;
+	if (info.header_line && !t->header_names)
+		pe_msg_warn("%s: line %llu ('%s') is taken as a header, not data: none of it is a number",
+			    pe_tablein_name(t->path), (unsigned long long)info.header_line,
+			    info.header);
 	if (!meta)
 		return 0;
 	pe_meta_str(meta, k[0], pe_tablein_name(t->path));
@@ -74,16 +76,23 @@ int pe_tablein_list(const char *path, FILE *fp, struct pe_error *err)
 	size_t n = 0, i;
 	int rc, k;
 
-	if (pe_input_open(&in, path, PE_TABLE_MAX_BYTES, err) != 0) {
+	if (pe_table_input_open(&in, path, PE_TABLE_MAX_BYTES, NULL, err) != 0) {
 		pe_input_close(&in);
 		return -1;
 	}
 	rc = pe_table_list(in.data, in.len, in.name, &list, &n, err);
+	if (pe_input_intact(&in, err) != 0)
+		rc = -1;
 	for (i = 0; rc == 0 && i < n; i++) {
-		fprintf(fp, "%s\t%s\t[", list[i].name[0] ? list[i].name : "(array)", list[i].dtype);
+		/* names from the file, escaped as messages escape them: one line
+		 * each, tab-separated, whatever bytes they hold */
+		pe_msg_put_text(fp, list[i].name[0] ? list[i].name : "(array)");
+		fputc('\t', fp);
+		pe_msg_put_text(fp, list[i].dtype);
+		fputs("\t[", fp);
 		for (k = 0; k < list[i].ndim; k++)
 			fprintf(fp, "%s%llu", k ? "," : "", (unsigned long long)list[i].shape[k]);
-		fprintf(fp, "]\n");
+		fputs("]\n", fp);
 	}
 	pe_tensor_entries_free(list, n);
 	pe_input_close(&in);

@@ -21,6 +21,8 @@ struct pe_tablein {
 	const char *tensor;	/* --tensor or NULL */
 	const char *shape;	/* --shape RxC (raw float32) or NULL */
 	const char *shape_opt;	/* the option's name for messages ("shape") */
+	int header_names;	/* a csv header is expected (it names the columns,
+				 * as a curve's does): no warning that one was skipped */
 };
 
 /* Which input of a command a table is: its provenance keys in the meta

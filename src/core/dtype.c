@@ -87,10 +87,20 @@ uint16_t pe_to_bf16(double x)
 float pe_from_f16(uint16_t h)
 {
 	unsigned e = (h >> 10) & 31u, m = h & 1023u;
-	double v = e == 0 ? ldexp((double)m, -24)
-		 : e == 31 ? (m ? (double)NAN : (double)INFINITY)
-			   : ldexp((double)(m | 1024u), (int)e - 25);
+	double v;
 
+	if (e == 31 && m) {
+		/* NaN: the payload moves into float32's top fraction bits, the
+		 * quiet bit included, as NumPy widens float16 */
+		uint32_t u = ((uint32_t)(h & 0x8000u) << 16) | 0x7f800000u | ((uint32_t)m << 13);
+		float f;
+
+		memcpy(&f, &u, sizeof f);
+		return f;
+	}
+	v = e == 0 ? ldexp((double)m, -24)
+	  : e == 31 ? (double)INFINITY
+		    : ldexp((double)(m | 1024u), (int)e - 25);
 	return (float)((h & 0x8000) ? -v : v);
 }
 

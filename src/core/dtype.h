@@ -31,7 +31,8 @@ double pe_round_bf16(double x);
 uint16_t pe_to_f16(double x);
 uint16_t pe_to_bf16(double x);
 
-/* The value of a type's bits, exactly. */
+/* The value of a type's bits, exactly (a NaN keeps its sign and payload,
+ * as NumPy widens them). */
 float pe_from_f16(uint16_t h);
 float pe_from_bf16(uint16_t b);
 

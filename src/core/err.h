@@ -12,6 +12,8 @@
 #ifndef PE_ERR_H
 #define PE_ERR_H
 
+#include <stdarg.h>
+
 enum pe_err {
 	PE_OK = 0,
 	PE_ERR_USAGE,	/* inconsistent or malformed options (cli only): exit 2 */
@@ -31,11 +33,27 @@ struct pe_error {
 };
 
 /* Record an error (printf-style message) and return -1, so callers can
- * write `return pe_fail(err, PE_ERR_DATA, "...", ...);`.  err may be NULL. */
+ * write `return pe_fail(err, PE_ERR_DATA, "...", ...);`.  err may be NULL;
+ * the arguments may point into err->msg (it is formatted apart, then
+ * copied).  A message longer than msg holds keeps its end, the reason:
+ * its longest words (paths, quoted values) lose their middles to "...",
+ * never inside a UTF-8 sequence. */
 int pe_fail(struct pe_error *err, enum pe_err code, const char *fmt, ...)
 #if defined(__GNUC__)
 	__attribute__((format(printf, 3, 4)))
 #endif
 	;
+
+/* The same with a va_list (for other printf-style functions, such as the
+ * cli's warnings, that want the same shortening). */
+int pe_vfail(struct pe_error *err, enum pe_err code, const char *fmt, va_list ap)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 3, 0)))
+#endif
+	;
+
+/* Drop an incomplete UTF-8 sequence from the end of s, as a bounded
+ * snprintf or "%.40s" leaves when it cuts a value inside a character. */
+void pe_utf8_trim(char *s);
 
 #endif

@@ -1,6 +1,5 @@
 #include "core/parse.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +70,15 @@ int pe_parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out)
 	return 0;
 }
 
+/* Is there a digit 1-9 before the exponent? */
+static int nonzero_digit(const char *p)
+{
+	for (; *p && *p != 'e' && *p != 'E'; p++)
+		if (*p >= '1' && *p <= '9')
+			return 1;
+	return 0;
+}
+
 int pe_parse_double(const char *s, double *out)
 {
 	char *end;
@@ -88,11 +96,12 @@ int pe_parse_double(const char *s, double *out)
 		return -1;
 	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
 		return -1;
-	errno = 0;
 	v = strtod(s, &end);
 	if (end == s || *end != '\0' || !isfinite(v))
 		return -1;
-	if (errno == ERANGE && v != 0.0)
+	/* strtod's ERANGE on underflow is not an error for a subnormal result
+	 * (1e-308 is a double); a nonzero literal that rounds to zero is */
+	if (v == 0.0 && nonzero_digit(p))
 		return -1;
 	*out = v;
 	return 0;

@@ -6,7 +6,11 @@
  * [lo, hi] is an error, never a clamp.  Integers are plain decimal digits
  * (an optional '-' for signed ones); no exponent, so "1e99" is not a
  * count.  Reals accept decimal and exponent forms ("1e4", "0.5") and must be
- * finite: "nan" and "inf" are refused.  All return 0 or -1 and leave *out
+ * finite: "nan" and "inf" are refused, and so is a literal beyond the
+ * doubles ("1e309").  Subnormal values ("1e-308", "4.9e-324") are doubles
+ * and accepted; a nonzero literal below half the least of them ("1e-400")
+ * is refused rather than read as 0, which would turn a positive value
+ * into zero behind the caller's back.  All return 0 or -1 and leave *out
  * untouched on failure.
  */
 #ifndef PE_PARSE_H

@@ -11,6 +11,8 @@
 
 const char *const pe_rope_scaling_names[] = { "none", "linear", "dynamic", "yarn", "llama3",
 					     "longrope", "proportional", NULL };
+const char *const pe_rope_region_names[] = { "kept", "ramped", "interpolated", "rescaled",
+					     "short", "long", "unrotated" };
 static const char *const table_names[] = { "rope_cos", "rope_sin", "rope_inv_freq",
 					   "rope_angles" };
 
@@ -97,7 +99,7 @@ static float f_dynamic_base(const struct pe_rope_params *p, uint64_t L)
 	return f_mul((float)p->theta, a);
 }
 
-static double yarn_mscale(double s, double m)
+double pe_rope_yarn_mscale(double s, double m)
 {
 	return s <= 1.0 ? 1.0 : 0.1 * m * log(s) + 1.0;
 }
@@ -207,11 +209,13 @@ static int check_params(const struct pe_rope_params *p, struct pe_error *err)
 static void compute_exact(struct pe_rope *r, int bits)
 {
 	const struct pe_rope_params *p = &r->p;
-	struct pe_mp base, q, inv0, inv, one, f, rf, t, u, twopi, x, lo, hi;
+	struct pe_mp base, q, inv0, inv, one, zero, f, rf, t, u, twopi, x, lo, hi;
 	uint64_t R = p->rotary_dim;
+	unsigned char *reg = r->region;
 	size_t j;
 
 	pe_mp_set_d(&one, 1.0);
+	pe_mp_set_d(&zero, 0.0);
 	pe_mp_set_d(&f, p->factor > 0 ? p->factor : 1.0);
 	pe_mp_div(&rf, &one, &f);
 	pe_mp_set_d(&base, p->theta);
@@ -244,15 +248,21 @@ static void compute_exact(struct pe_rope *r, int bits)
 		case PE_ROPE_NONE:
 		case PE_ROPE_DYNAMIC:
 			inv = inv0;
+			reg[j] = p->scaling == PE_ROPE_DYNAMIC && r->seq_len > p->original_max
+					 ? PE_REGION_RESCALED : PE_REGION_KEPT;
 			break;
 		case PE_ROPE_LINEAR:
 			pe_mp_mul(&inv, &inv0, &rf);
+			reg[j] = p->factor != 1 ? PE_REGION_INTERPOLATED : PE_REGION_KEPT;
 			break;
 		case PE_ROPE_PROPORTIONAL:
+			reg[j] = p->factor != 1 ? PE_REGION_INTERPOLATED : PE_REGION_KEPT;
 			if (j < p->rotated)
 				pe_mp_mul(&inv, &inv0, &rf);
 			else
 				pe_mp_set_d(&inv, 0.0);
+			if (j >= p->rotated)
+				reg[j] = PE_REGION_UNROTATED;
 			break;
 		case PE_ROPE_YARN:
 			/* ramp = clamp((j - low) / (high - low)); inv0 (ramp / f + 1 - ramp) */
@@ -262,6 +272,8 @@ static void compute_exact(struct pe_rope *r, int bits)
 			pe_mp_set_d(&x, r->yarn_high);
 			pe_mp_sub(&u, &x, &u);
 			pe_mp_div(&t, &t, &u);
+			reg[j] = pe_mp_cmp(&t, &zero) <= 0 ? PE_REGION_KEPT
+			       : pe_mp_cmp(&t, &one) >= 0 ? PE_REGION_INTERPOLATED : PE_REGION_RAMPED;
 			if (t.sign < 0)
 				pe_mp_set_d(&t, 0.0);
 			if (pe_mp_cmp(&t, &one) > 0)
@@ -280,9 +292,12 @@ static void compute_exact(struct pe_rope *r, int bits)
 			pe_mp_mul(&u, &twopi, &lo);
 			if (pe_mp_cmp(&u, &x) > 0) {	/* transformers' order */
 				pe_mp_mul(&inv, &inv0, &rf);
+				reg[j] = PE_REGION_INTERPOLATED;
 			} else if (pe_mp_cmp(&t, &x) < 0) {
 				inv = inv0;
+				reg[j] = PE_REGION_KEPT;
 			} else {
+				reg[j] = PE_REGION_RAMPED;
 				/* s = (x / 2 pi - low) / (high - low); inv0 ((1 - s) / f + s) */
 				pe_mp_div(&t, &x, &twopi);
 				pe_mp_sub(&t, &t, &lo);
@@ -298,6 +313,7 @@ static void compute_exact(struct pe_rope *r, int bits)
 		default:
 			pe_mp_set_d(&t, r->use_long ? p->long_factor[j] : p->short_factor[j]);
 			pe_mp_div(&inv, &inv0, &t);
+			reg[j] = r->use_long ? PE_REGION_LONG : PE_REGION_SHORT;
 			break;
 		}
 		pe_freq_init(&r->freq[j], &inv, bits);
@@ -393,8 +409,8 @@ int pe_rope_init(struct pe_rope *r, const struct pe_rope_params *p, struct pe_er
 	r->attention = 1.0;
 	if (q->scaling == PE_ROPE_YARN)
 		r->attention = q->mscale != 0 && q->mscale_all_dim != 0
-				       ? yarn_mscale(f, q->mscale) / yarn_mscale(f, q->mscale_all_dim)
-				       : yarn_mscale(f, 1.0);
+				       ? pe_rope_yarn_mscale(f, q->mscale) / pe_rope_yarn_mscale(f, q->mscale_all_dim)
+				       : pe_rope_yarn_mscale(f, 1.0);
 	if (q->scaling == PE_ROPE_LONGROPE && f > 1)
 		r->attention = sqrt(1.0 + log(f) / log((double)q->original_max));
 	if (!isnan(q->attention_factor))
@@ -436,7 +452,8 @@ int pe_rope_init(struct pe_rope *r, const struct pe_rope_params *p, struct pe_er
 
 	r->inv32 = malloc(r->nfreq * sizeof *r->inv32);
 	r->freq = malloc(r->nfreq * sizeof *r->freq);
-	if (!r->inv32 || !r->freq)
+	r->region = malloc(r->nfreq);
+	if (!r->inv32 || !r->freq || !r->region)
 		return pe_fail(err, PE_ERR_NOMEM, "out of memory");
 	/* the step table: 2 PE_STEP doubles per frequency, 32 MiB at most */
 	if (q->precision == PE_ROPE_EXACT && r->nfreq <= ((size_t)1 << 15) &&
@@ -485,9 +502,11 @@ void pe_rope_free(struct pe_rope *r)
 {
 	free(r->inv32);
 	free(r->freq);
+	free(r->region);
 	pe_steps_free(&r->steps);
 	r->inv32 = NULL;
 	r->freq = NULL;
+	r->region = NULL;
 }
 
 static int pe_rope_fill(const void *ctx, uint64_t r0, size_t nrows, void *out,

@@ -81,6 +81,21 @@ enum pe_rope_scaling {
 enum pe_rope_table { PE_ROPE_COS, PE_ROPE_SIN, PE_ROPE_INV_FREQ, PE_ROPE_ANGLES, PE_ROPE_NTABLES };
 enum pe_rope_precision { PE_ROPE_EXACT, PE_ROPE_FLOAT32 };
 
+/*
+ * What the scaling did to frequency j (pe_rope.region[j]), as the exact
+ * computation decided it: kept (inv0_j itself), ramped (yarn's ramp strictly
+ * between 0 and 1, llama3's blended band), interpolated (inv0_j / factor:
+ * linear, proportional, yarn's ramp 1, llama3's long wavelengths), rescaled
+ * (dynamic beyond L0: from the larger base), short or long (longrope's
+ * factor set), unrotated (proportional's pairs of frequency 0).
+ */
+enum pe_rope_region {
+	PE_REGION_KEPT, PE_REGION_RAMPED, PE_REGION_INTERPOLATED, PE_REGION_RESCALED,
+	PE_REGION_SHORT, PE_REGION_LONG, PE_REGION_UNROTATED, PE_REGION_COUNT
+};
+/* Their names ("kept", "ramped", ...), in enum order. */
+extern const char *const pe_rope_region_names[];
+
 /* Rows per exactly computed angle in the exact cos/sin tables (core/angle.h) */
 #define PE_ROPE_STEP PE_STEP
 
@@ -126,6 +141,7 @@ struct pe_rope {
 	size_t nfreq;			/* R / 2 */
 	float *inv32;			/* float32 inv_freq: emulated, or exact rounded */
 	struct pe_freq *freq;		/* the exact inv_freq, prepared (core/angle.h) */
+	unsigned char *region;		/* per frequency: its enum pe_rope_region */
 	struct pe_steps steps;		/* exact mode: the step kernel's tables
 					 * (core/angle.h), steps.t NULL when not used */
 	double attention;		/* resolved attention factor */
@@ -145,6 +161,11 @@ struct pe_rope {
  * truncate, attention NaN, llama3 factors 8/1/4 with L0 8192 (the values
  * of Llama 3.1), everything else 0. */
 void pe_rope_defaults(struct pe_rope_params *p);
+
+/* YaRN's g(s, m) = 1 if s <= 1 else 0.1 m ln s + 1 (transformers'
+ * get_mscale / yarn_get_mscale), in double: the attention factor's terms,
+ * and squared the softmax scale DeepSeek's attention multiplies by. */
+double pe_rope_yarn_mscale(double s, double m);
 
 const char *pe_rope_scaling_name(enum pe_rope_scaling s);
 /* By name ("none", "default" (= none), "linear", ...); -1 if unknown. */

@@ -1095,7 +1095,7 @@ static void draw_legend(cairo_t *cr, const struct pe_chart *c, const struct pe_f
 	w += 2 * 6 + 28 + 6;
 	h = (double)n * (th + 2) + 2 * 5;
 	x = a->x + a->w - w - 8;
-	y = a->y + 8;
+	y = c->legend == PE_LEGEND_LOWER_RIGHT ? a->y + a->h - h - 8 : a->y + 8;
 	cairo_set_source_rgba(cr, 1, 1, 1, 0.8);
 	cairo_rectangle(cr, x, y, w, h);
 	cairo_fill_preserve(cr);

@@ -89,8 +89,8 @@ struct pe_shade {
 
 /*
  * A line chart: series against x, ticks at round numbers (1, 2, 2.5, 5 x
- * 10^k; decades on a log axis), a legend in the upper right when any
- * series or band is named.  Log axes drop points that are not positive.
+ * 10^k; decades on a log axis), a legend in the upper (or lower) right
+ * when any series or band is named.  Log axes drop points that are not positive.
  * How another command draws its curves (explain's wavelengths, audit's
  * error per position, diff's error per row):
  *
@@ -110,7 +110,11 @@ struct pe_chart {
 	size_t nshades;
 	int logx, logy;
 	const char *xlabel, *ylabel;
+	int legend;		/* its corner: PE_LEGEND_UPPER_RIGHT (0), or LOWER_RIGHT
+				 * where the curves rise to the right */
 };
+
+enum { PE_LEGEND_UPPER_RIGHT, PE_LEGEND_LOWER_RIGHT };
 
 /* One panel: panel k of a heatmap, or a chart. */
 struct pe_fig_panel {

@@ -9,7 +9,7 @@
 #include <cJSON.h>
 
 #include "io/input.h"
-#include "io/read_priv.h"
+#include "io/bytes.h"
 
 #define COUNT_MAX ((double)((uint64_t)1 << 40))
 #define LIST_MAX ((size_t)1 << 22)
@@ -132,7 +132,7 @@ static int list(struct ctx *c, const cJSON *obj, const char *dict, const char *k
 enum {
 	PE_HF_PARTIAL_IN_DEFAULT = 1, PE_HF_INTERLEAVED = 2, PE_HF_POLAR = 4,
 	PE_HF_MROPE_AS_DEFAULT = 8, PE_HF_MROPE_CHUNKED = 16, PE_HF_MROPE_INTERLEAVED = 32,
-	PE_HF_MROPE_SPLIT = 64, PE_HF_MROPE_TIMED = 128
+	PE_HF_MROPE_SPLIT = 64, PE_HF_MROPE_TIMED = 128, PE_HF_MSCALE_SOFTMAX = 256
 };
 
 struct family {
@@ -408,6 +408,25 @@ static int vision(struct ctx *c, const cJSON *root, struct pe_hfconfig *h)
 	return 0;
 }
 
+/* The softmax scale's head dim of an MLA family: qk_nope_head_dim +
+ * qk_rope_head_dim, as their config classes set qk_head_dim, else a
+ * qk_head_dim the file gives; 0 when it says neither. */
+static int qk_head_dim(struct ctx *c, const cJSON *text, struct pe_hfconfig *h)
+{
+	uint64_t nope = 0, rope = 0;
+
+	if (count(c, text, NULL, "qk_head_dim", &h->qk_head_dim) != 0 ||
+	    count(c, text, NULL, "qk_nope_head_dim", &nope) != 0 ||
+	    count(c, text, NULL, "qk_rope_head_dim", &rope) != 0)
+		return -1;
+	snprintf(h->qk_key, sizeof h->qk_key, "%sqk_head_dim", h->prefix);
+	if (nope && rope) {
+		h->qk_head_dim = nope + rope;
+		snprintf(h->qk_key, sizeof h->qk_key, "%sqk_nope_head_dim + qk_rope_head_dim", h->prefix);
+	}
+	return 0;
+}
+
 /* Any RoPE field at all, and model_type. */
 static int model(struct ctx *c, const cJSON *root, struct build *b)
 {
@@ -447,6 +466,9 @@ static int model(struct ctx *c, const cJSON *root, struct build *b)
 		h->mrope = PE_HF_MROPE_INTERLEAVE;
 	h->mrope_split = b->fam && (b->fam->flags & PE_HF_MROPE_SPLIT);
 	h->mrope_timed = b->fam && (b->fam->flags & PE_HF_MROPE_TIMED);
+	h->mscale_softmax = b->fam && (b->fam->flags & PE_HF_MSCALE_SOFTMAX);
+	if (h->mscale_softmax && qk_head_dim(c, b->text, h) != 0)
+		return -1;
 	return vision(c, root, h);
 }
 
@@ -817,6 +839,10 @@ static int in_words(const char *words, const char *w)
 	size_t n = strlen(w);
 	const char *p;
 
+	/* An empty key or one with a space is no word of the list (an empty
+	 * one would otherwise step past the list's terminator). */
+	if (n == 0 || strchr(w, ' '))
+		return 0;
 	for (p = words ? strstr(words, w) : NULL; p; p = strstr(p + 1, w))
 		if ((p == words || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
 			return 1;
@@ -1000,6 +1026,7 @@ static int resolve_type(struct build *b, cJSON *d, const char *name, struct pe_h
 		char shown[40];
 
 		snprintf(shown, sizeof shown, "%s", type);
+		pe_utf8_trim(shown);
 		return pe_fail(b->c->err, PE_ERR_DATA,
 			       "%s: unsupported %s.rope_type '%s' (transformers 5.18 knows default, linear, dynamic, yarn, llama3, longrope, proportional)",
 			       b->c->name, path, shown);
@@ -1164,9 +1191,12 @@ static int layers(struct build *b, int nested)
 
 		h->floor_scale = 8192;
 		h->attn_scale = 0.1;
-		if (number(b->c, b->text, NULL, "floor_scale", NUM_POSITIVE, &h->floor_scale, NULL) != 0 ||
-		    number(b->c, b->text, NULL, "attn_scale", NUM_ANY, &h->attn_scale, NULL) != 0)
+		if (number(b->c, b->text, NULL, "floor_scale", NUM_POSITIVE, &h->floor_scale, &present) != 0)
 			return -1;
+		h->qgiven |= present ? PE_HF_QGIVEN_FLOOR : 0;
+		if (number(b->c, b->text, NULL, "attn_scale", NUM_ANY, &h->attn_scale, &present) != 0)
+			return -1;
+		h->qgiven |= (present ? PE_HF_QGIVEN_ATTN : 0) | (tt ? PE_HF_QGIVEN_TUNING : 0);
 		if (!tt || cJSON_IsTrue(tt) || (cJSON_IsNumber(tt) && tt->valuedouble != 0))
 			h->qscale = PE_HF_QSCALE_LLAMA4;
 	}
@@ -1239,33 +1269,79 @@ out:
 	return rc;
 }
 
-/* Drop every member of every object that a later member of the same
- * name overrides, as Python's dict does, counting them in c. */
-static void keep_last(cJSON *obj, const char *prefix, struct pe_hfconfig *c)
-{
-	cJSON *m, *next, *later;
-	char path[96];
+struct member {
+	const char *name;
+	size_t at;		/* place in the object */
+};
 
-	for (m = obj ? obj->child : NULL; m; m = next) {
-		next = m->next;
-		if (cJSON_IsObject(obj) && m->string) {
-			for (later = next; later; later = later->next)
-				if (later->string && strcmp(later->string, m->string) == 0)
-					break;
-			if (later) {
-				if (c->duplicates++ == 0)
-					snprintf(c->duplicate, sizeof c->duplicate, "%s%s%.60s", prefix,
-						 *prefix ? "." : "", m->string);
-				cJSON_Delete(cJSON_DetachItemViaPointer(obj, m));
-				continue;
+static int by_name_then_place(const void *a, const void *b)
+{
+	const struct member *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	if (c)
+		return c;
+	return x->at < y->at ? -1 : x->at > y->at;
+}
+
+/* Drop every member of every object that a later member of the same
+ * name overrides, as Python's dict does, counting them in c (the first
+ * one met, depth first in the text's order, named in c->duplicate).  The
+ * names of an object are sorted once with their places, so a run of
+ * equal names marks all but its last: n log n (comparing each member with
+ * every later one took 65 s for 200,000 keys).  -1 when memory runs out. */
+static int keep_last(cJSON *obj, const char *prefix, struct pe_hfconfig *c)
+{
+	cJSON *m, *next;
+	struct member *v = NULL;
+	unsigned char *dropped = NULL;
+	size_t n = 0, k = 0, i;
+	char path[96];
+	int rc = -1;
+
+	if (cJSON_IsObject(obj)) {
+		for (m = obj->child; m; m = m->next)
+			n++;
+		v = malloc((n ? n : 1) * sizeof *v);
+		dropped = calloc(n ? n : 1, 1);
+		if (!v || !dropped)
+			goto out;
+		for (i = 0, m = obj->child; m; m = m->next, i++)
+			if (m->string) {
+				v[k].name = m->string;
+				v[k++].at = i;
 			}
+		qsort(v, k, sizeof *v, by_name_then_place);
+		for (i = 0; i + 1 < k; i++)
+			if (strcmp(v[i].name, v[i + 1].name) == 0)
+				dropped[v[i].at] = 1;
+		free(v);
+		v = NULL;
+	}
+	for (i = 0, m = obj ? obj->child : NULL; m; m = next, i++) {
+		next = m->next;
+		if (dropped && dropped[i]) {
+			if (c->duplicates++ == 0) {
+				snprintf(c->duplicate, sizeof c->duplicate, "%s%s%.60s", prefix,
+					 *prefix ? "." : "", m->string);
+				pe_utf8_trim(c->duplicate);
+			}
+			cJSON_Delete(cJSON_DetachItemViaPointer(obj, m));
+			continue;
 		}
 		if (cJSON_IsObject(m) || cJSON_IsArray(m)) {
 			snprintf(path, sizeof path, "%s%s%.60s", prefix, *prefix && m->string ? "." : "",
 				 m->string ? m->string : "");
-			keep_last(m, path, c);
+			pe_utf8_trim(path);
+			if (keep_last(m, path, c) != 0)
+				goto out;
 		}
 	}
+	rc = 0;
+out:
+	free(v);
+	free(dropped);
+	return rc;
 }
 
 int pe_hfconfig_parse(const char *text, size_t len, const char *name, struct pe_hfconfig *c,
@@ -1290,8 +1366,10 @@ int pe_hfconfig_parse(const char *text, size_t len, const char *name, struct pe_
 			return pe_fail(err, PE_ERR_DATA, "%s: not valid JSON (more text after the object, at byte %zu)",
 				       name, (size_t)(end - text));
 		}
-	keep_last(root, "", c);
-	rc = resolve(&x, root, c);
+	if (keep_last(root, "", c) != 0)
+		rc = pe_fail(err, PE_ERR_NOMEM, "%s: out of memory", name);
+	else
+		rc = resolve(&x, root, c);
 	cJSON_Delete(root);
 	return rc;
 }
@@ -1308,6 +1386,8 @@ int pe_hfconfig_read(const char *path, struct pe_hfconfig *c, struct pe_error *e
 			     PE_HFCONFIG_MAX_BYTES >> 20);
 	if (rc == 0)
 		rc = pe_hfconfig_parse((const char *)in.data, in.len, in.name, c, err);
+	if (pe_input_intact(&in, err) != 0)
+		rc = -1;
 	pe_input_close(&in);
 	return rc;
 }

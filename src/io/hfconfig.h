@@ -114,12 +114,19 @@ enum pe_hf_qscale {
  * multimodal RoPE (Qwen2-VL's chunks, Qwen3-VL's interleaving). */
 enum pe_hf_mrope { PE_HF_MROPE_NONE, PE_HF_MROPE_CHUNKS, PE_HF_MROPE_INTERLEAVE };
 
+enum { PE_HF_QGIVEN_FLOOR = 1, PE_HF_QGIVEN_ATTN = 2, PE_HF_QGIVEN_TUNING = 4 };
+
 struct pe_hfconfig {
 	int has_rope;			/* any RoPE field at all, or a family that has one */
 	char model_type[64];		/* "" if absent */
 	char prefix[16];		/* "text_config." when the text model is nested */
 	int interleaved;		/* pairs (2k, 2k+1): GPT-J, Llama 4, Cohere, ... */
 	int polar;			/* cos/sin from torch.polar (Llama 4, DeepSeek-V2) */
+	int mscale_softmax;		/* the attention's softmax scale qk_head_dim^-0.5 is
+					 * multiplied by yarn's mscale squared (DeepSeek-V2/V3
+					 * and the MLA families after them) */
+	uint64_t qk_head_dim;		/* their qk_head_dim, 0 if the file does not say */
+	char qk_key[64];		/* the key(s) it came from */
 	int family_known;		/* model_type is a family of transformers with RoPE */
 	uint64_t max_positions;		/* max_position_embeddings, 0 if absent */
 	size_t ntypes;
@@ -139,6 +146,7 @@ struct pe_hfconfig {
 	enum pe_hf_qscale qscale;
 	double floor_scale, attn_scale, qbeta;
 	uint64_t qL0;
+	unsigned qgiven;		/* PE_HF_QGIVEN_* bits: which Llama 4 keys the file has */
 	/* A key written twice in one object: Python's json (and so the
 	 * model) keeps the last value, and so does posenc.  The count of
 	 * such keys and the path of the first ("rope_scaling.factor"), for a

@@ -46,6 +46,23 @@ static inline uint64_t pe_get_u64le(const unsigned char *p)
 	return (uint64_t)pe_get_u32le(p) | ((uint64_t)pe_get_u32le(p + 4) << 32);
 }
 
+/* Big-endian reads, for files from big-endian hosts (npy's '>f4'). */
+static inline uint16_t pe_get_u16be(const unsigned char *p)
+{
+	return (uint16_t)((p[0] << 8) | p[1]);
+}
+
+static inline uint32_t pe_get_u32be(const unsigned char *p)
+{
+	return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) |
+	       (uint32_t)p[3];
+}
+
+static inline uint64_t pe_get_u64be(const unsigned char *p)
+{
+	return ((uint64_t)pe_get_u32be(p) << 32) | pe_get_u32be(p + 4);
+}
+
 /* n 4-byte values (float or int32_t) from src to little-endian dst. */
 static inline void pe_put_4le_block(unsigned char *dst, const void *src, size_t n)
 {

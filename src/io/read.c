@@ -1,334 +1,145 @@
 /*
- * The dispatcher over the readers and what they share: element conversions
- * by explicit byte assembly (the buffer may be a mapping at any alignment,
- * of a file from a host of either byte order), the shape-to-table rule and
- * the quoting of untrusted bytes in messages.
+ * The dispatcher over the readers: one row per input format (its name, the
+ * file extensions that name it, how its first bytes are recognised, its
+ * parser, its tensor listing, its extent on a stream), and the file and
+ * stream wrappers.  A new format is its read_<format>.c and one row here.
  */
-#include "io/read_priv.h"
+#include "io/read.h"
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <math.h>
 #include <string.h>
 #include <strings.h>
 
-#include <cJSON.h>
-
+#include "io/bytes.h"
 #include "io/input.h"
 #include "io/le.h"
 
-const char *pe_in_format_name(enum pe_in_format f)
+/* "\x93NUMPY" */
+static int sniff_npy(const unsigned char *buf, size_t len)
 {
-	switch (f) {
-	case PE_IN_NPY:
-		return "npy";
-	case PE_IN_SAFETENSORS:
-		return "safetensors";
-	case PE_IN_CSV:
-		return "csv";
-	case PE_IN_RAW:
-		return "raw";
-	case PE_IN_AUTO:
-		break;
-	}
-	return "auto";
+	return len >= 6 && memcmp(buf, "\x93NUMPY", 6) == 0;
 }
 
-enum pe_in_format pe_in_sniff(const unsigned char *buf, size_t len)
+/* A plausible header length (text never has zero bytes in it), then '{'
+ * after blanks: safetensors, even when the buffer ends inside that header
+ * (its parser then says so). */
+static int sniff_safetensors(const unsigned char *buf, size_t len)
 {
 	uint64_t n;
 	size_t i;
 
-	if (len >= 6 && memcmp(buf, "\x93NUMPY", 6) == 0)
-		return PE_IN_NPY;
-	/* a plausible header length (text never has zero bytes in it), then
-	 * '{': safetensors, even when the file is cut short of its header (its
-	 * parser then says so) */
-	if (len >= 9) {
-		n = pe_get_u64le(buf);
-		if (n >= 2 && n <= PE_SAFETENSORS_MAX_HEADER) {
-			for (i = 8; i < len && i < 8 + (size_t)n; i++) {
-				if (buf[i] == '{')
-					return PE_IN_SAFETENSORS;
-				if (buf[i] != ' ' && buf[i] != '\t' && buf[i] != '\n' && buf[i] != '\r')
-					break;
-			}
-		}
-	}
+	if (len < 9)
+		return 0;
+	n = pe_get_u64le(buf);
+	if (n < 2 || n > PE_SAFETENSORS_MAX_HEADER)
+		return 0;
+	for (i = 8; i < len && i < 8 + (size_t)n && pe_json_blank(buf[i]); i++)
+		;
+	return i < len && i < 8 + (size_t)n && buf[i] == '{';
+}
+
+static int parse_npy(const unsigned char *buf, size_t len, const char *name,
+		     const struct pe_read_opts *o, struct pe_matrix *out,
+		     struct pe_table_info *info, struct pe_error *err)
+{
+	return pe_npy_parse_as(buf, len, name, o->integers, out, info, err);
+}
+
+static int parse_safetensors(const unsigned char *buf, size_t len, const char *name,
+			     const struct pe_read_opts *o, struct pe_matrix *out,
+			     struct pe_table_info *info, struct pe_error *err)
+{
+	return pe_safetensors_parse_as(buf, len, name, o->tensor, o->integers, out, info, err);
+}
+
+static int parse_csv(const unsigned char *buf, size_t len, const char *name,
+		     const struct pe_read_opts *o, struct pe_matrix *out,
+		     struct pe_table_info *info, struct pe_error *err)
+{
+	(void)o;
+	return pe_csv_parse(buf, len, name, out, info, err);
+}
+
+static int parse_raw(const unsigned char *buf, size_t len, const char *name,
+		     const struct pe_read_opts *o, struct pe_matrix *out,
+		     struct pe_table_info *info, struct pe_error *err)
+{
+	return pe_raw_parse(buf, len, name, o->rows, o->cols, out, info, err);
+}
+
+static const struct reader {
+	enum pe_in_format format;
+	const char *name;
+	const char *ext;		/* a file named *.ext (any case) is this format */
+	int (*sniff)(const unsigned char *buf, size_t len);	/* NULL: never guessed */
+	int (*parse)(const unsigned char *buf, size_t len, const char *name,
+		     const struct pe_read_opts *o, struct pe_matrix *out,
+		     struct pe_table_info *info, struct pe_error *err);
+	int (*list)(const unsigned char *buf, size_t len, const char *name,
+		    struct pe_tensor_entry **list, size_t *n, struct pe_error *err);
+	/* bytes a stream holds by its header (see io/readers.h); NULL: text */
+	int (*extent)(const unsigned char *buf, size_t len, uint64_t *total);
+	/* when more than that is an error: what the limit is, for the message */
+	const char *over;
+} readers[] = {
+	/* in the order sniffing tries them; csv, the fallback, last but one */
+	/* NumPy ignores bytes after an npy file's data */
+	{ PE_IN_NPY, "npy", ".npy", sniff_npy, parse_npy, pe_npy_list, pe_npy_extent, NULL },
+	{ PE_IN_SAFETENSORS, "safetensors", ".safetensors", sniff_safetensors, parse_safetensors,
+	  pe_safetensors_list, pe_safetensors_extent,
+	  "the length its safetensors header gives (a safetensors file is entirely indexed)" },
+	{ PE_IN_CSV, "csv", NULL, NULL, parse_csv, NULL, NULL, NULL },
+	{ PE_IN_RAW, "raw", NULL, NULL, parse_raw, NULL, NULL, NULL },
+};
+
+#define NREADERS (sizeof readers / sizeof readers[0])
+
+static const struct reader *reader_of(enum pe_in_format f)
+{
+	size_t i;
+
+	for (i = 0; i < NREADERS; i++)
+		if (readers[i].format == f)
+			return &readers[i];
+	return NULL;
+}
+
+const char *pe_in_format_name(enum pe_in_format f)
+{
+	const struct reader *r = reader_of(f);
+
+	return r ? r->name : "auto";
+}
+
+const char *pe_in_format_list(void)
+{
+	static char list[64];
+	size_t i, at = 0;
+
+	if (!list[0])
+		for (i = 0; i < NREADERS; i++)
+			at += (size_t)snprintf(list + at, sizeof list - at, "%s%s", i ? ", " : "",
+					       readers[i].name);
+	return list;
+}
+
+enum pe_in_format pe_in_sniff(const unsigned char *buf, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < NREADERS; i++)
+		if (readers[i].sniff && readers[i].sniff(buf, len))
+			return readers[i].format;
 	return PE_IN_CSV;
-}
-
-size_t pe_elem_size(enum pe_elem e)
-{
-	switch (e) {
-	case PE_ELEM_F16:
-	case PE_ELEM_BF16:
-		return 2;
-	case PE_ELEM_F32:
-		return 4;
-	case PE_ELEM_F64:
-	case PE_ELEM_I64:
-	case PE_ELEM_U64:
-		return 8;
-	case PE_ELEM_I8:
-	case PE_ELEM_U8:
-		return 1;
-	case PE_ELEM_I16:
-	case PE_ELEM_U16:
-		return 2;
-	case PE_ELEM_I32:
-	case PE_ELEM_U32:
-		return 4;
-	}
-	return 0;
-}
-
-/* binary16: 1 sign, 5 exponent (bias 15), 10 fraction bits.  Every value
- * is a float exactly: move the fields into binary32's (bias 127), and
- * normalise a subnormal, m * 2^-24, by shifting its leading 1 into the
- * implicit bit. */
-float pe_half_to_float(uint16_t h)
-{
-	uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
-	uint32_t exp = (h >> 10) & 0x1fu, man = h & 0x3ffu, bits;
-	uint32_t shift = 0;
-	float f;
-
-	if (exp == 0x1f) {
-		bits = sign | 0x7f800000u | (man << 13);
-	} else if (exp != 0) {
-		bits = sign | ((exp + 112) << 23) | (man << 13);
-	} else if (man == 0) {
-		bits = sign;
-	} else {
-		while (!(man & 0x400u)) {
-			man <<= 1;
-			shift++;
-		}
-		/* m << shift in [2^10, 2^11): m * 2^-24 = 1.f * 2^(-14 - shift) */
-		bits = sign | ((113 - shift) << 23) | ((man & 0x3ffu) << 13);
-	}
-	memcpy(&f, &bits, 4);
-	return f;
-}
-
-float pe_bf16_to_float(uint16_t b)
-{
-	uint32_t bits = (uint32_t)b << 16;
-	float f;
-
-	memcpy(&f, &bits, 4);
-	return f;
-}
-
-static uint16_t get_u16be(const unsigned char *p)
-{
-	return (uint16_t)((p[0] << 8) | p[1]);
-}
-
-static uint32_t get_u32be(const unsigned char *p)
-{
-	return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) |
-	       (uint32_t)p[3];
-}
-
-static uint64_t get_u64be(const unsigned char *p)
-{
-	return ((uint64_t)get_u32be(p) << 32) | get_u32be(p + 4);
-}
-
-/* one integer element, rounded to nearest float */
-static float int_to_float(const unsigned char *p, enum pe_elem e, int big)
-{
-	size_t k, sz = pe_elem_size(e);
-	uint64_t u = 0;
-	int neg;
-
-	for (k = 0; k < sz; k++)
-		u |= (uint64_t)p[big ? sz - 1 - k : k] << (8 * k);
-	neg = e <= PE_ELEM_I64 && e >= PE_ELEM_I8 && (u >> (8 * sz - 1)) & 1;
-	if (neg)	/* two's complement of sz bytes: minus its complement */
-		return -(float)((~u & (sz == 8 ? UINT64_MAX : ((uint64_t)1 << (8 * sz)) - 1)) + 1);
-	return (float)u;
-}
-
-size_t pe_elems_to_float(float *dst, size_t stride, const unsigned char *src, size_t n,
-			 enum pe_elem e, int big)
-{
-	size_t i, over = 0;
-	uint32_t u32;
-	uint64_t u64;
-	double d;
-
-	switch (e) {
-	case PE_ELEM_F16:
-		for (i = 0; i < n; i++, src += 2)
-			dst[i * stride] = pe_half_to_float(big ? get_u16be(src) : pe_get_u16le(src));
-		break;
-	case PE_ELEM_BF16:
-		for (i = 0; i < n; i++, src += 2)
-			dst[i * stride] = pe_bf16_to_float(big ? get_u16be(src) : pe_get_u16le(src));
-		break;
-	case PE_ELEM_F32:
-		for (i = 0; i < n; i++, src += 4) {
-			u32 = big ? get_u32be(src) : pe_get_u32le(src);
-			memcpy(&dst[i * stride], &u32, 4);
-		}
-		break;
-	case PE_ELEM_F64:
-		for (i = 0; i < n; i++, src += 8) {
-			u64 = big ? get_u64be(src) : pe_get_u64le(src);
-			memcpy(&d, &u64, 8);
-			dst[i * stride] = (float)d;
-			over += isfinite(d) && isinf(dst[i * stride]);
-		}
-		break;
-	default:
-		for (i = 0; i < n; i++, src += pe_elem_size(e))
-			dst[i * stride] = int_to_float(src, e, big);
-		break;
-	}
-	return over;
-}
-
-int pe_host_big_endian(void)
-{
-	uint16_t one = 1;
-	unsigned char first;
-
-	memcpy(&first, &one, 1);
-	return first == 0;
-}
-
-void pe_shape_text(char *buf, size_t n, const uint64_t *shape, int ndim, int python)
-{
-	size_t at = 0;
-	int i, w;
-
-	if (n < 8) {
-		if (n)
-			buf[0] = '\0';
-		return;
-	}
-	buf[at++] = python ? '(' : '[';
-	for (i = 0; i < ndim; i++) {
-		w = snprintf(buf + at, n - at, "%s%llu", i ? (python ? ", " : ",") : "",
-			     (unsigned long long)shape[i]);
-		if (w < 0 || (size_t)w >= n - at - 5) {
-			memcpy(buf + at, "...", 3);
-			at += 3;
-			break;
-		}
-		at += (size_t)w;
-	}
-	if (python && ndim == 1)
-		buf[at++] = ',';
-	buf[at++] = python ? ')' : ']';
-	buf[at] = '\0';
-}
-
-int pe_shape_table(const uint64_t *shape, int ndim, int python, const char *name,
-		   const char *what, uint64_t *rows, uint64_t *cols, struct pe_error *err)
-{
-	char text[160];
-	int k = 0, i;
-
-	pe_shape_text(text, sizeof text, shape, ndim, python);
-	while (ndim - k > 2 && shape[k] == 1)
-		k++;
-	if (ndim - k > 2)
-		return pe_fail(err, PE_ERR_DATA, "%s: %sshape %s has %d dimensions%s; a table has 1 or 2",
-			       name, what, text, ndim - k, k ? " after its leading 1s" : "");
-	for (i = 0; i < ndim; i++)
-		if (shape[i] == 0)
-			return pe_fail(err, PE_ERR_DATA, "%s: %sshape %s has no values", name, what,
-				       text);
-	*rows = ndim - k >= 1 ? shape[k] : 1;
-	*cols = ndim - k == 2 ? shape[k + 1] : 1;
-	return 0;
-}
-
-int pe_read_alloc(struct pe_matrix *m, uint64_t rows, uint64_t cols, const char *name,
-		  struct pe_error *err)
-{
-	struct pe_error e = { PE_OK, "" };
-
-	if (pe_matrix_alloc(m, rows, cols, &e) == 0)
-		return 0;
-	return pe_fail(err, e.code, "%s: %s", name, e.msg);
-}
-
-/* length of the valid UTF-8 sequence at s[0, n), 0 if none */
-size_t pe_utf8_seq(const unsigned char *s, size_t n)
-{
-	size_t len, i;
-	uint32_t c;
-
-	if (s[0] < 0xc2 || s[0] > 0xf4)
-		return 0;
-	len = s[0] < 0xe0 ? 2 : s[0] < 0xf0 ? 3 : 4;
-	if (n < len)
-		return 0;
-	c = s[0] & (0x7fu >> len);
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		c = (c << 6) | (s[i] & 0x3fu);
-	}
-	if ((len == 3 && (c < 0x800 || (c >= 0xd800 && c <= 0xdfff))) ||
-	    (len == 4 && (c < 0x10000 || c > 0x10ffff)))
-		return 0;
-	return len;
-}
-
-void pe_quote(char *buf, size_t size, const unsigned char *s, size_t n, size_t max, int utf8)
-{
-	size_t at = 0, i = 0, k;
-
-	if (max + 4 > size)
-		max = size > 4 ? size - 4 : 0;
-	while (i < n) {
-		if (s[i] >= 0x20 && s[i] < 0x7f) {
-			if (at + 1 > max)
-				break;
-			buf[at++] = (char)s[i++];
-		} else if (utf8 && (k = pe_utf8_seq(s + i, n - i)) > 0) {
-			if (at + k > max)
-				break;
-			memcpy(buf + at, s + i, k);
-			at += k;
-			i += k;
-		} else {
-			if (at + 4 > max)
-				break;
-			snprintf(buf + at, 5, "\\x%02x", s[i++]);
-			at += 4;
-		}
-	}
-	if (i < n) {
-		memcpy(buf + at, "...", 3);
-		at += 3;
-	}
-	buf[at] = '\0';
-}
-
-void pe_json_text(const struct cJSON *v, char *buf, size_t size)
-{
-	char *s = cJSON_PrintUnformatted(v);
-
-	if (!s) {
-		snprintf(buf, size, "?");
-		return;
-	}
-	pe_quote(buf, size, (const unsigned char *)s, strlen(s), 40, 1);
-	free(s);
 }
 
 int pe_table_parse(const unsigned char *buf, size_t len, const char *name,
 		   const struct pe_read_opts *o, struct pe_matrix *out, struct pe_table_info *info,
 		   struct pe_error *err)
 {
-	static const struct pe_read_opts none = { PE_IN_AUTO, NULL, 0, 0, 0 };
+	static const struct pe_read_opts none = { .format = PE_IN_AUTO };
+	const struct reader *r;
 	enum pe_in_format f;
 
 	if (!o)
@@ -351,46 +162,23 @@ int pe_table_parse(const unsigned char *buf, size_t len, const char *name,
 		return pe_fail(err, PE_ERR_USAGE,
 			       "%s: a tensor name was given, but the input is %s, not safetensors",
 			       name, pe_in_format_name(f));
-	switch (f) {
-	case PE_IN_NPY:
-		return pe_npy_parse_as(buf, len, name, o->integers, out, info, err);
-	case PE_IN_SAFETENSORS:
-		return pe_safetensors_parse_as(buf, len, name, o->tensor, o->integers, out, info, err);
-	case PE_IN_RAW:
-		return pe_raw_parse(buf, len, name, o->rows, o->cols, out, info, err);
-	case PE_IN_CSV:
-	case PE_IN_AUTO:
-		break;
-	}
-	return pe_csv_parse(buf, len, name, out, info, err);
+	r = reader_of(f);
+	if (!r)
+		r = reader_of(PE_IN_CSV);
+	return r->parse(buf, len, name, o, out, info, err);
 }
 
 int pe_table_list(const unsigned char *buf, size_t len, const char *name,
 		  struct pe_tensor_entry **list, size_t *n, struct pe_error *err)
 {
+	const struct reader *r = reader_of(pe_in_sniff(buf, len));
+
 	*list = NULL;
 	*n = 0;
-	switch (pe_in_sniff(buf, len)) {
-	case PE_IN_NPY:
-		return pe_npy_list(buf, len, name, list, n, err);
-	case PE_IN_SAFETENSORS:
-		return pe_safetensors_list(buf, len, name, list, n, err);
-	default:
-		break;
-	}
+	if (r && r->list)
+		return r->list(buf, len, name, list, n, err);
 	return pe_fail(err, PE_ERR_DATA, "%s: not an npy or safetensors file, no tensors to list",
 		       name);
-}
-
-void pe_tensor_entries_free(struct pe_tensor_entry *list, size_t n)
-{
-	size_t i;
-
-	if (!list)
-		return;
-	for (i = 0; i < n; i++)
-		free(list[i].name);
-	free(list);
 }
 
 /* A file named *.npy or *.safetensors (any case) is parsed as that, so a
@@ -398,26 +186,102 @@ void pe_tensor_entries_free(struct pe_tensor_entry *list, size_t n)
 static const struct pe_read_opts *by_extension(const char *path, const struct pe_read_opts *o,
 					       struct pe_read_opts *named)
 {
-	static const struct {
-		const char *ext;
-		enum pe_in_format f;
-	} exts[] = { { ".npy", PE_IN_NPY }, { ".safetensors", PE_IN_SAFETENSORS } };
 	size_t i, n = strlen(path), e;
 
 	if (o && o->format != PE_IN_AUTO)
 		return o;
-	for (i = 0; i < sizeof exts / sizeof exts[0]; i++) {
-		e = strlen(exts[i].ext);
-		if (n > e && strcasecmp(path + n - e, exts[i].ext) == 0) {
+	for (i = 0; i < NREADERS; i++) {
+		if (!readers[i].ext)
+			continue;
+		e = strlen(readers[i].ext);
+		if (n > e && strcasecmp(path + n - e, readers[i].ext) == 0) {
 			if (o)
 				*named = *o;
 			else
 				memset(named, 0, sizeof *named);
-			named->format = exts[i].f;
+			named->format = readers[i].format;
 			return named;
 		}
 	}
 	return o;
+}
+
+/*
+ * The most a stream can hold of a table (io/input.h's rule): raw, exactly
+ * its shape's bytes; npy and safetensors, the length their header gives
+ * (a safetensors file has nothing after it, an npy file may); text, up to
+ * its first NUL byte, where csv stops being text.  Until the format is
+ * clear from the first bytes, nothing is bounded.
+ */
+struct stream {
+	const struct pe_read_opts *o;
+	size_t seen;		/* text: bytes looked at for a NUL */
+	char over[96];
+};
+
+static void stream_extent(const unsigned char *b, size_t n, void *ctx, struct pe_input_extent *x)
+{
+	struct stream *st = ctx;
+	enum pe_in_format f = st->o ? st->o->format : PE_IN_AUTO;
+	const struct reader *r;
+	uint64_t total = 0, rows, cols;
+	int k = 0;
+	size_t i;
+
+	if (x->most != SIZE_MAX)
+		return;
+	if (f == PE_IN_RAW) {
+		rows = st->o->rows;
+		cols = st->o->cols;
+		if (rows && cols && rows <= UINT64_MAX / 4 / cols && rows * cols * 4 < SIZE_MAX) {
+			x->most = (size_t)(rows * cols * 4);
+			snprintf(st->over, sizeof st->over, "the size of a %llu x %llu float32 table",
+				 (unsigned long long)rows, (unsigned long long)cols);
+			x->over = st->over;
+		}
+		return;
+	}
+	if (f == PE_IN_AUTO) {
+		/* npy's magic, or safetensors' length and the blanks before its
+		 * '{', may still be arriving: pe_in_sniff would say csv */
+		if (n < 9)
+			return;
+		total = pe_get_u64le(b);
+		if (total >= 2 && total <= PE_SAFETENSORS_MAX_HEADER) {
+			for (i = 8; i < n && pe_json_blank(b[i]); i++)
+				;
+			if (i == n)
+				return;
+		}
+		f = pe_in_sniff(b, n);
+	}
+	r = reader_of(f);
+	if (r && r->extent) {
+		k = r->extent(b, n, &total);
+		if (k == 0)
+			return;
+		if (k < 0 || total >= SIZE_MAX)
+			total = n;	/* broken: the parser says how */
+		x->most = (size_t)total;
+		if (k > 0)
+			x->over = r->over;
+		return;
+	}
+	if (memchr(b + st->seen, '\0', n - st->seen))
+		x->most = n;
+	st->seen = n;
+}
+
+int pe_table_input_open(struct pe_input *in, const char *path, size_t max_bytes,
+			const struct pe_read_opts *o, struct pe_error *err)
+{
+	struct pe_read_opts named;
+	struct stream st;
+	struct pe_input_rule rule = { stream_extent, &st };
+
+	memset(&st, 0, sizeof st);
+	st.o = by_extension(path, o, &named);
+	return pe_input_open_rule(in, path, max_bytes, &rule, err);
 }
 
 int pe_read_table(const char *path, size_t max_bytes, const struct pe_read_opts *o,
@@ -430,10 +294,14 @@ int pe_read_table(const char *path, size_t max_bytes, const struct pe_read_opts 
 	memset(out, 0, sizeof *out);
 	if (info)
 		memset(info, 0, sizeof *info);
-	rc = pe_input_open(&in, path, max_bytes, err);
+	rc = pe_table_input_open(&in, path, max_bytes, o, err);
 	if (rc == 0)
 		rc = pe_table_parse(in.data, in.len, in.name, by_extension(path, o, &named), out, info,
 				    err);
+	if (pe_input_intact(&in, err) != 0) {
+		pe_matrix_free(out);
+		rc = -1;
+	}
 	pe_input_close(&in);
 	return rc;
 }

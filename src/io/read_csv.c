@@ -3,29 +3,33 @@
  * separated by commas, or by runs of blanks when the first line read has no
  * comma; blanks around a field ignored; '#' starts a comment anywhere on a
  * line, and lines left empty are skipped; a UTF-8 byte order mark ignored.
- * The first line that is not skipped is a header when at least half of its
- * fields are not numbers (posenc's own --header output reads back); a first
- * line of numbers with a few bad fields is an error, not a header, so a
- * typo does not silently drop a row.  Every row has the first row's number
- * of fields.  A NUL byte means binary data, not text: raw float32 needs its
- * shape given.
+ * The first line that is not skipped is a header when none of its fields
+ * is a number or looks like one (posenc's own --header output reads back);
+ * a line with any number in it, or a field that starts as a number does
+ * ("7x"), is data, so a typo in the first row is an error naming its line
+ * and column, never a row silently dropped as a header.  The header
+ * skipped is reported in info (header_line, header) for the caller to say
+ * so.  Every row has the first row's number of fields.  A NUL byte means
+ * binary data, not text: raw float32 needs its shape given.
  *
- * The buffer is not NUL-terminated, so each field is copied (bounded) before
- * strtod sees it; the double is then rounded to float, as loadtxt followed
- * by astype(float32) does, except that a finite number beyond float32's
- * range is an error rather than an infinity.  Numbers are what Python's
- * float() takes ("nan" and "inf" too: what to do with them is the
- * caller's business), not strtod's hex floats.  The value array grows geometrically but
- * never beyond one value per two bytes of input, which bounds it by len.
+ * The buffer is not NUL-terminated, so each field is copied (into a buffer
+ * that grows to the longest field: np.loadtxt reads a number of any length)
+ * before strtod sees it; the double is then rounded to float, as loadtxt
+ * followed by astype(float32) does, except that a finite number beyond
+ * float32's range is an error rather than an infinity.  Numbers are what
+ * Python's float() takes ("nan" and "inf" too: what to do with them is the
+ * caller's business), not strtod's hex floats.  The value array grows
+ * geometrically but never beyond one value per two bytes of input, which
+ * bounds it by len.
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/read_priv.h"
+#include "io/readers.h"
 
-#define FIELD_MAX 1024	/* longer fields are not taken as numbers */
+#define FIELD_FIRST 64	/* the field buffer's first size */
 
 struct csv {
 	const char *name;
@@ -33,7 +37,8 @@ struct csv {
 	int commas;		/* fields separated by commas, else by blanks */
 	float *v;
 	size_t n, cap, bound;
-	char field[FIELD_MAX + 1];
+	char *field;		/* fcap bytes */
+	size_t fcap;
 };
 
 static int blank(unsigned char c)
@@ -104,15 +109,31 @@ static size_t count_fields(const struct csv *c, const unsigned char *s, const un
 }
 
 /* The field as a float: 0, -1 when it is not a number, -2 when it is a
- * finite number beyond float32's range (not silently infinite). */
+ * finite number beyond float32's range (not silently infinite), -3 when
+ * memory runs out (c->err set). */
 static int number(struct csv *c, const unsigned char *fs, const unsigned char *fe, float *out)
 {
 	size_t n = (size_t)(fe - fs);
 	char *endp;
 	double d;
 
-	if (n == 0 || n > FIELD_MAX)
+	if (n == 0)
 		return -1;
+	if (n >= c->fcap) {
+		size_t ncap = c->fcap ? c->fcap : FIELD_FIRST;
+		char *nf;
+
+		while (ncap <= n)
+			ncap = ncap <= SIZE_MAX / 2 ? ncap * 2 : SIZE_MAX;
+		nf = realloc(c->field, ncap);
+		if (!nf) {
+			pe_fail(c->err, PE_ERR_NOMEM, "%s: out of memory for a field of %zu bytes",
+				c->name, n);
+			return -3;
+		}
+		c->field = nf;
+		c->fcap = ncap;
+	}
 	memcpy(c->field, fs, n);
 	c->field[n] = '\0';
 	/* strtod's C99 extras that Python's float() (hence loadtxt) refuses:
@@ -126,22 +147,39 @@ static int number(struct csv *c, const unsigned char *fs, const unsigned char *f
 	return isfinite(d) && isinf(*out) ? -2 : 0;
 }
 
-/* Fields of the line that are not numbers, of *nf fields in all. */
-static size_t not_numbers(struct csv *c, const unsigned char *s, const unsigned char *e,
-			  size_t *nf)
+/* Does the field look like a number that went wrong: it starts as a
+ * decimal does ("7x", "0x10", "1_000", ".5e"), or strtod takes all of it
+ * (C's "nan(1)", "0x1p3")?  A header's words do not ("d0", "info").
+ * number() has just copied it into c->field. */
+static int numeric_looking(const struct csv *c)
+{
+	const char *p = c->field + (c->field[0] == '+' || c->field[0] == '-');
+	char *endp;
+
+	if ((p[0] >= '0' && p[0] <= '9') || (p[0] == '.' && p[1] >= '0' && p[1] <= '9'))
+		return 1;
+	(void)strtod(c->field, &endp);
+	return *endp == '\0';
+}
+
+/* Is the line a header: no field a number, nor looking like one?  -1
+ * when memory runs out. */
+static int is_header(struct csv *c, const unsigned char *s, const unsigned char *e)
 {
 	struct fields it;
 	const unsigned char *fs, *fe;
-	size_t bad = 0;
 	float x;
+	int why;
 
-	*nf = 0;
 	fields_init(&it, c, s, e);
 	while (next_field(&it, &fs, &fe)) {
-		(*nf)++;
-		bad += number(c, fs, fe, &x) == -1;
+		why = number(c, fs, fe, &x);
+		if (why == -3)
+			return -1;
+		if (why != -1 || (fe > fs && numeric_looking(c)))
+			return 0;
 	}
-	return bad;
+	return 1;
 }
 
 static int push(struct csv *c, float x)
@@ -170,16 +208,14 @@ static int bad_field(struct csv *c, size_t line, size_t col, const unsigned char
 {
 	char q[80];
 
+	if (why == -3)
+		return -1;
 	if (why == -2) {
 		pe_quote(q, sizeof q, fs, (size_t)(fe - fs), 40, 0);
 		return pe_fail(c->err, PE_ERR_DATA,
 			       "%s: line %zu, column %zu: '%s' is too large for float32 (beyond 3.4e38)",
 			       c->name, line, col, q);
 	}
-	if ((size_t)(fe - fs) > FIELD_MAX)
-		return pe_fail(c->err, PE_ERR_DATA,
-			       "%s: line %zu, column %zu: a field of %zu bytes is too long for a number",
-			       c->name, line, col, (size_t)(fe - fs));
 	pe_quote(q, sizeof q, fs, (size_t)(fe - fs), 40, 0);
 	return pe_fail(c->err, PE_ERR_DATA, "%s: line %zu, column %zu: '%s' is not a number",
 		       c->name, line, col, q);
@@ -191,7 +227,8 @@ int pe_csv_parse(const unsigned char *buf, size_t len, const char *name, struct 
 	struct csv *c;
 	const unsigned char *p = buf, *end = buf + len, *s, *e, *fs, *fe;
 	struct fields it;
-	size_t line = 0, cols = 0, first_line = 0, k, nf;
+	const unsigned char *header = NULL, *header_end = NULL;
+	size_t line = 0, cols = 0, first_line = 0, header_line = 0, k, nf;
 	int started = 0, rc = -1;
 	float x;
 
@@ -228,13 +265,19 @@ int pe_csv_parse(const unsigned char *buf, size_t len, const char *name, struct 
 		if (s == e)
 			continue;
 		if (!started) {
-			size_t bad;
+			int h;
 
 			started = 1;
 			c->commas = memchr(s, ',', (size_t)(e - s)) != NULL;
-			bad = not_numbers(c, s, e, &nf);
-			if (bad && 2 * bad >= nf)
-				continue;	/* a header */
+			h = is_header(c, s, e);
+			if (h < 0)
+				goto out;
+			if (h) {
+				header_line = line;
+				header = s;
+				header_end = e;
+				continue;
+			}
 		}
 		nf = count_fields(c, s, e);
 		if (!cols) {
@@ -280,10 +323,15 @@ int pe_csv_parse(const unsigned char *buf, size_t len, const char *name, struct 
 		info->ndim = 2;
 		info->shape[0] = out->rows;
 		info->shape[1] = out->cols;
+		info->header_line = header_line;
+		if (header)
+			pe_quote(info->header, sizeof info->header, header,
+				 (size_t)(header_end - header), 60, 1);
 	}
 	rc = 0;
 out:
 	free(c->v);
+	free(c->field);
 	free(c);
 	return rc;
 }

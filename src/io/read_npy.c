@@ -20,11 +20,13 @@
 
 #include "core/parse.h"
 #include "io/le.h"
-#include "io/read_priv.h"
+#include "io/readers.h"
 
 struct npy {
 	size_t data_off;
 	char descr[16];		/* quoted, cut to 11 bytes + "..." */
+	unsigned char raw[24];	/* as written, rawn bytes (0 when longer) */
+	size_t rawn;
 	int structured;		/* descr is a list */
 	int fortran;
 	int ndim;
@@ -236,6 +238,8 @@ static int item(struct lex *l, struct npy *h, int *seen)
 		if (string(l, &v, &vn) != 0)
 			return -1;
 		pe_quote(h->descr, sizeof h->descr, v, vn, 11, 0);
+		h->rawn = vn <= sizeof h->raw ? vn : 0;
+		memcpy(h->raw, v, h->rawn);
 		break;
 	case KEY_FORTRAN:
 		if (word(l, "True"))
@@ -346,6 +350,108 @@ static size_t itemsize(const char *d)
 	return d[1] == 'U' ? 4 * n : n;
 }
 
+/* C's isspace in the C locale, which NumPy's strtol and regexes skip */
+static int space(unsigned char c)
+{
+	return c == ' ' || (c >= '\t' && c <= '\r');
+}
+
+/*
+ * A descr that np.load reads as float16, float32 or float64 (it calls
+ * np.dtype(descr); checked against NumPy 1.24):
+ *   - an optional byte order '<', '>', '=' or '|' ('=', '|' and none are
+ *     this host's order), then 'e', 'f' or 'd', or 'f' and a size 2, 4 or
+ *     8 that NumPy reads with strtol, so blanks, a '+' and leading zeros
+ *     may come first ('f4', '|f4', '<f', '>f 04');
+ *   - or a name alone: float16, half, float32, single, float64, double,
+ *     float, float_;
+ *   - either followed by a comma and blanks, NumPy's comma string of one
+ *     field ('<f4,', 'float32, '), where the size is digits only.
+ * 1 with the element type and byte order, else 0.
+ */
+static int float_descr(const unsigned char *s, size_t n, enum pe_elem *e, int *big)
+{
+	static const struct {
+		const char *name;
+		enum pe_elem e;
+	} names[] = {
+		{ "float16", PE_ELEM_F16 }, { "half", PE_ELEM_F16 },   { "float32", PE_ELEM_F32 },
+		{ "single", PE_ELEM_F32 },  { "float64", PE_ELEM_F64 }, { "double", PE_ELEM_F64 },
+		{ "float", PE_ELEM_F64 },   { "float_", PE_ELEM_F64 },
+	};
+	unsigned char order = 0;
+	size_t i, k = n;
+	int comma = 0;
+	unsigned size = 0;
+
+	while (k > 0 && space(s[k - 1]))
+		k--;
+	if (k > 0 && s[k - 1] == ',') {
+		comma = 1;
+		for (k--; k > 0 && space(s[k - 1]);)
+			k--;
+	} else if (k != n) {
+		return 0;
+	}
+	n = k;
+	for (i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (strlen(names[i].name) == n && memcmp(names[i].name, s, n) == 0) {
+			*e = names[i].e;
+			*big = pe_host_big_endian();
+			return 1;
+		}
+	if (n > 0 && strchr("<>=|", s[0])) {
+		order = s[0];
+		s++;
+		n--;
+	}
+	if (n == 1 && strchr("efd", s[0])) {
+		*e = s[0] == 'e' ? PE_ELEM_F16 : s[0] == 'f' ? PE_ELEM_F32 : PE_ELEM_F64;
+	} else if (n >= 2 && s[0] == 'f') {
+		i = 1;
+		while (!comma && i < n && space(s[i]))
+			i++;
+		if (!comma && i < n && s[i] == '+')
+			i++;
+		if (i == n)
+			return 0;
+		for (; i < n; i++) {
+			if (s[i] < '0' || s[i] > '9')
+				return 0;
+			size = size * 10 + (unsigned)(s[i] - '0');
+			if (size > 8)
+				return 0;
+		}
+		if (size != 2 && size != 4 && size != 8)
+			return 0;
+		*e = size == 2 ? PE_ELEM_F16 : size == 4 ? PE_ELEM_F32 : PE_ELEM_F64;
+	} else {
+		return 0;
+	}
+	*big = order == '>' || (order != '<' && pe_host_big_endian());
+	return 1;
+}
+
+/* An integer descr ('<i8', '|u1', '=i4': a byte order, i or u, a size 1,
+ * 2, 4 or 8), read when pe_read_opts.integers asks: 1 with the element
+ * type and byte order ('=' and '|' the host's), else 0. */
+static int int_descr(const char *d, enum pe_elem *e, int *big)
+{
+	static const enum pe_elem is[] = { PE_ELEM_I8, PE_ELEM_I16, PE_ELEM_I32, PE_ELEM_I64 };
+	static const enum pe_elem us[] = { PE_ELEM_U8, PE_ELEM_U16, PE_ELEM_U32, PE_ELEM_U64 };
+	int k;
+
+	if (strlen(d) != 3 || !strchr("<>=|", d[0]) || (d[1] != 'i' && d[1] != 'u'))
+		return 0;
+	for (k = 0; k < 4; k++)
+		if (d[2] == "1248"[k]) {
+			*e = d[1] == 'i' ? is[k] : us[k];
+			*big = d[0] == '>' || (d[0] != '<' && pe_host_big_endian());
+			return 1;
+		}
+	return 0;
+}
+
 static int pickled(const char *d)
 {
 	return d[0] == 'O' || (d[0] && strchr("<>=|", d[0]) && d[1] == 'O');
@@ -378,21 +484,6 @@ static int data_fits(const struct npy *h, size_t len, size_t isz, const char *na
 	return 0;
 }
 
-/* an integer descr ('<i8', '|u1', ...): its element kind, or -1 */
-static int int_elem(const char *d)
-{
-	static const enum pe_elem is[] = { PE_ELEM_I8, PE_ELEM_I16, PE_ELEM_I32, PE_ELEM_I64 };
-	static const enum pe_elem us[] = { PE_ELEM_U8, PE_ELEM_U16, PE_ELEM_U32, PE_ELEM_U64 };
-	int k;
-
-	if (strlen(d) != 3 || !strchr("<>=|", d[0]) || (d[1] != 'i' && d[1] != 'u'))
-		return -1;
-	for (k = 0; k < 4; k++)
-		if (d[2] == "1248"[k])
-			return (int)(d[1] == 'i' ? is[k] : us[k]);
-	return -1;
-}
-
 int pe_npy_parse(const unsigned char *buf, size_t len, const char *name, struct pe_matrix *out,
 		 struct pe_table_info *info, struct pe_error *err)
 {
@@ -416,17 +507,10 @@ int pe_npy_parse_as(const unsigned char *buf, size_t len, const char *name, int 
 	if (pickled(h.descr))
 		return pe_fail(err, PE_ERR_DATA, "%s: pickled Python objects are refused (dtype '%s')",
 			       name, h.descr);
-	if (ints && int_elem(h.descr) >= 0) {
-		e = (enum pe_elem)int_elem(h.descr);
-	} else if (strlen(h.descr) != 3 || !strchr("<>=", h.descr[0]) || h.descr[1] != 'f' ||
-		   !strchr("248", h.descr[2])) {
-		return pe_fail(err, PE_ERR_DATA, "%s: dtype '%s' is not a %s table (f2, f4 or f8%s)",
-			       name, h.descr, ints ? "number" : "float",
-			       ints ? ", i1-i8, u1-u8" : "");
-	} else {
-		e = h.descr[2] == '2' ? PE_ELEM_F16 : h.descr[2] == '4' ? PE_ELEM_F32 : PE_ELEM_F64;
-	}
-	big = h.descr[0] == '>' || (h.descr[0] == '=' && pe_host_big_endian());
+	if (!float_descr(h.raw, h.rawn, &e, &big) && !(ints && int_descr(h.descr, &e, &big)))
+		return pe_fail(err, PE_ERR_DATA,
+			       "%s: dtype '%s' is not float16, float32 or float64%s",
+			       name, h.descr, ints ? " (or i1-i8, u1-u8)" : "");
 	isz = pe_elem_size(e);
 	if (data_fits(&h, len, isz, name, err) != 0 ||
 	    pe_shape_table(h.shape, h.ndim, 1, name, "", &rows, &cols, err) != 0 ||
@@ -456,11 +540,46 @@ int pe_npy_parse_as(const unsigned char *buf, size_t len, const char *name, int 
 	return 0;
 }
 
+int pe_npy_extent(const unsigned char *buf, size_t len, uint64_t *total)
+{
+	struct pe_error err;
+	struct npy h;
+	enum pe_elem e;
+	uint64_t count = 1, isz;
+	size_t prefix, hlen;
+	int i, big;
+
+	if (len < 8)
+		return 0;
+	prefix = buf[6] == 1 ? 10 : 12;
+	if (len < prefix)
+		return 0;
+	hlen = prefix == 10 ? pe_get_u16le(buf + 8) : (size_t)pe_get_u32le(buf + 8);
+	if (hlen <= PE_NPY_MAX_HEADER && hlen > len - prefix)
+		return 0;
+	if (header(buf, len, "", &h, &err) != 0)
+		return -1;
+	isz = float_descr(h.raw, h.rawn, &e, &big) ? pe_elem_size(e) : itemsize(h.descr);
+	if (isz == 0)
+		return -1;
+	for (i = 0; i < h.ndim; i++) {
+		if (h.shape[i] && count > UINT64_MAX / h.shape[i])
+			return -1;
+		count *= h.shape[i];
+	}
+	if (count > (UINT64_MAX - h.data_off) / isz)
+		return -1;
+	*total = h.data_off + count * isz;
+	return 1;
+}
+
 int pe_npy_list(const unsigned char *buf, size_t len, const char *name,
 		struct pe_tensor_entry **list, size_t *n, struct pe_error *err)
 {
 	struct npy h;
 	size_t isz;
+	enum pe_elem el;
+	int big;
 	struct pe_tensor_entry *e;
 
 	*list = NULL;
@@ -470,7 +589,7 @@ int pe_npy_list(const unsigned char *buf, size_t len, const char *name,
 	if (pickled(h.descr))
 		return pe_fail(err, PE_ERR_DATA, "%s: pickled Python objects are refused (dtype '%s')",
 			       name, h.descr);
-	isz = itemsize(h.descr);
+	isz = float_descr(h.raw, h.rawn, &el, &big) ? pe_elem_size(el) : itemsize(h.descr);
 	if (isz && data_fits(&h, len, isz, name, err) != 0)
 		return -1;
 	e = calloc(1, sizeof *e);

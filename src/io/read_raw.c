@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "io/read_priv.h"
+#include "io/readers.h"
 
 int pe_raw_parse(const unsigned char *buf, size_t len, const char *name, uint64_t rows,
 		 uint64_t cols, struct pe_matrix *out, struct pe_table_info *info,

@@ -20,7 +20,10 @@
  *   - cJSON takes any byte below 0x20 as whitespace: those other than JSON's
  *     four are refused first, as the JSON grammar does;
  *   - a tensor may have only dtype, shape and data_offsets (the format's
- *     JSON schema: additionalProperties false).
+ *     JSON schema: additionalProperties false);
+ *   - cJSON ends a string at a \u0000 escape, so a name holding one would
+ *     be shown and matched cut short: such a header is refused (serde
+ *     would take it; no real file has one).
  * cJSON still accepts a few number spellings JSON does not (+1, 01, 1.).
  * __metadata__ may be null (serde's Option) or an object of strings.
  *
@@ -35,7 +38,7 @@
 #include <cJSON.h>
 
 #include "io/le.h"
-#include "io/read_priv.h"
+#include "io/readers.h"
 
 #define MAX_EXACT 9007199254740992.0	/* 2^53 */
 #define LIST_SHOWN 16
@@ -90,7 +93,8 @@ static const char *shown(const char *s, char *buf, size_t size)
 	return buf;
 }
 
-/* UTF-8 as Rust's str::from_utf8 takes it; control bytes JSON never allows */
+/* UTF-8 as Rust's str::from_utf8 takes it; control bytes JSON never allows;
+ * no \u0000 escape (outside strings a backslash is no JSON anyway) */
 static int check_text(struct st *f, const unsigned char *s, size_t n)
 {
 	size_t i = 0, k;
@@ -101,6 +105,12 @@ static int check_text(struct st *f, const unsigned char *s, size_t n)
 				return pe_fail(f->err, PE_ERR_DATA,
 					       "%s: the header is not valid JSON (control byte 0x%02x at byte %zu)",
 					       f->name, s[i], 8 + i);
+			if (s[i] == '\\' && n - i >= 6 && memcmp(s + i + 1, "u0000", 5) == 0)
+				return pe_fail(f->err, PE_ERR_DATA,
+					       "%s: the header holds a NUL character (\\u0000 at byte %zu), which posenc cannot keep in a name or value",
+					       f->name, 8 + i);
+			if (s[i] == '\\' && i + 1 < n && s[i + 1] >= 0x20 && s[i + 1] < 0x7f)
+				i++;	/* the escaped byte: JSON's "\\u0000" is no NUL */
 			i++;
 			continue;
 		}
@@ -309,10 +319,11 @@ static void st_close(struct st *f)
 	f->e = NULL;
 }
 
-/* Validate buf as a whole; the entries in header order.  Close in every
- * case. */
-static int st_open(struct st *f, const unsigned char *buf, size_t len, const char *name,
-		   struct pe_error *err)
+/* Validate buf as a whole (header_only: its header, then *total is the
+ * file's length as the offsets give it); the entries in header order.
+ * Close in every case. */
+static int st_validate(struct st *f, const unsigned char *buf, size_t len, const char *name,
+		       int header_only, uint64_t *total, struct pe_error *err)
 {
 	uint64_t hlen, data_len = 0;
 	const unsigned char *h;
@@ -401,6 +412,11 @@ static int st_open(struct st *f, const unsigned char *buf, size_t len, const cha
 	qsort(sorted, f->n, sizeof *sorted, by_offsets);
 	if (layout(f, sorted, &data_len) != 0)
 		goto out;
+	if (header_only) {
+		*total = f->data_start + data_len;
+		rc = *total < f->data_start ? -1 : 0;
+		goto out;
+	}
 	if (data_len > (uint64_t)len - f->data_start) {
 		rc = pe_fail(err, PE_ERR_DATA,
 			     "%s: truncated: the tensors need %llu bytes after the header, the file has %llu",
@@ -418,6 +434,29 @@ static int st_open(struct st *f, const unsigned char *buf, size_t len, const cha
 out:
 	free(sorted);
 	return rc;
+}
+
+static int st_open(struct st *f, const unsigned char *buf, size_t len, const char *name,
+		   struct pe_error *err)
+{
+	return st_validate(f, buf, len, name, 0, NULL, err);
+}
+
+int pe_safetensors_extent(const unsigned char *buf, size_t len, uint64_t *total)
+{
+	struct pe_error err;
+	struct st f;
+	uint64_t hlen;
+	int rc;
+
+	if (len < 8)
+		return 0;
+	hlen = pe_get_u64le(buf);
+	if (hlen <= PE_SAFETENSORS_MAX_HEADER && hlen > len - 8)
+		return 0;
+	rc = st_validate(&f, buf, len, "", 1, total, &err);
+	st_close(&f);
+	return rc == 0 ? 1 : -1;
 }
 
 /* "NAME: WHY; it has:" then one tensor a line, "\n  a F32 [2,3]", as
@@ -567,6 +606,7 @@ int pe_safetensors_parse_as(const unsigned char *buf, size_t len, const char *na
 		info->format = PE_IN_SAFETENSORS;
 		snprintf(info->dtype, sizeof info->dtype, "%s", dtypes[e->dtype].name);
 		snprintf(info->tensor, sizeof info->tensor, "%.255s", e->name);
+		pe_utf8_trim(info->tensor);
 		info->ndim = nd;
 		memcpy(info->shape, shape, sizeof shape);
 	}

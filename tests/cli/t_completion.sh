@@ -23,7 +23,7 @@ DRIVE
 comp() {
 	bash "$T/drive.sh" "$T/posenc.bash" posenc "$@" 2>/dev/null
 }
-check "bash: commands" [ "$(comp '')" = "generate similarity skew bucket plot --help --version --completion" ]
+check "bash: commands" [ "$(comp '')" = "generate similarity skew bucket plot explain --help --version --completion" ]
 check "bash: plot's operands are files" [ "$(comp plot "$T/posenc.ba")" = "$T/posenc.bash" ]
 check "bash: plot's second file too" [ "$(comp plot "$T/posenc.bash" "$T/_pos")" = "$T/_posenc" ]
 check "bash: plot's --kind" [ "$(comp plot --kind '')" = "heatmap line" ]

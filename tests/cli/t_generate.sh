@@ -8,7 +8,7 @@ run --version
 check "--version first line" [ "$(head -1 "$T/out")" = "posenc 0.1.0" ]
 run
 check "no command: exit 2" [ "$status" -eq 2 ]
-check "no command: one line and a hint" eval '[ "$(cat "$T/err")" = "posenc: missing command (one of: generate, similarity, skew, bucket, plot)
+check "no command: one line and a hint" eval '[ "$(cat "$T/err")" = "posenc: missing command (one of: generate, similarity, skew, bucket, plot, explain)
 Try '"'"'posenc --help'"'"'." ]'
 run frobnicate
 check "unknown command: exit 2" [ "$status" -eq 2 ]

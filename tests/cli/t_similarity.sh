@@ -8,6 +8,8 @@ mkdir -p "$S"
 cat >"$S/sim.py" <<'EOF'
 import json, math, os, struct, sys
 
+from fixtures import json_holds, st_write
+
 # helpers of t_similarity.sh; each command exits non-zero (or prints BAD)
 # when its input is missing or wrong, so nothing passes without posenc.
 
@@ -42,18 +44,6 @@ def cmd_closed(raw, n, d):
     print('toeplitz', 'ok' if toe <= 2e-6 else f'BAD {toe}')
 
 
-def st_write(path, tensors, meta=None, header=None, tail=b''):
-    """safetensors by hand: tensors = [(name, dtype, shape, bytes)], offsets in order"""
-    hdr, buf = {}, b''
-    if meta is not None:
-        hdr['__metadata__'] = meta
-    for name, dt, shape, b in tensors:
-        hdr[name] = {'dtype': dt, 'shape': list(shape), 'data_offsets': [len(buf), len(buf) + len(b)]}
-        buf += b
-    h = json.dumps(hdr).encode() if header is None else header
-    h += b' ' * (-len(h) % 8)
-    with open(path, 'wb') as f:
-        f.write(struct.pack('<Q', len(h)) + h + buf + tail)
 
 
 def cmd_fixtures(out, wpe_raw):
@@ -150,8 +140,7 @@ def cmd_fixtures(out, wpe_raw):
 
 
 def cmd_json(path, expr):
-    d = json.load(open(path))
-    sys.exit(0 if eval('(' + expr + ')', {'math': math, 'cf': closed_form}, {'d': d}) else 1)
+    sys.exit(0 if json_holds(path, expr, {'math': math, 'cf': closed_form}) else 1)
 
 
 def cmd_csvraw(csv, raw):
@@ -182,7 +171,7 @@ if __name__ == '__main__':
     globals()['cmd_' + sys.argv[1]](*sys.argv[2:])
 EOF
 sim() {
-	"$PYTHON" "$S/sim.py" "$@" 2>>"$S/python.log"
+	PYTHONPATH="$here/../lib" "$PYTHON" "$S/sim.py" "$@" 2>>"$S/python.log"
 }
 
 # --- 1. the closed form: S[i][j] = (2/D) sum_k cos((i-j) w_k) ---
@@ -319,7 +308,7 @@ fails 1 "npy |O" "$S/obj.npy: pickled Python objects are refused (dtype '|O')$" 
 	similarity -i "$S/obj.npy" -o "$T/eo/o.csv"
 fails 1 "npy structured dtype" "$S/struct.npy: a structured dtype, not a table$" \
 	similarity -i "$S/struct.npy" -o "$T/eo/o.csv"
-fails 1 "npy int32" "$S/i4.npy: dtype '<i4' is not a float table (f2, f4 or f8)$" \
+fails 1 "npy int32" "$S/i4.npy: dtype '<i4' is not float16, float32 or float64$" \
 	similarity -i "$S/i4.npy" -o "$T/eo/o.csv"
 fails 1 "3-D npy" "$S/d3.npy: shape (2, 3, 4) has 3 dimensions; a table has 1 or 2$" \
 	similarity -i "$S/d3.npy" -o "$T/eo/o.csv"

@@ -8,18 +8,12 @@ mkdir -p "$K"
 cat >"$K/sk.py" <<'EOF'
 import json, os, struct, sys
 
+from fixtures import json_holds, st_write
+
 # helpers of t_skew.sh; each exits non-zero when its input is missing or
 # wrong, so nothing passes without posenc.
 
 
-def st_write(path, tensors):
-    hdr, buf = {}, b''
-    for name, dt, shape, b in tensors:
-        hdr[name] = {'dtype': dt, 'shape': list(shape), 'data_offsets': [len(buf), len(buf) + len(b)]}
-        buf += b
-    h = json.dumps(hdr).encode()
-    h += b' ' * (-len(h) % 8)
-    open(path, 'wb').write(struct.pack('<Q', len(h)) + h + buf)
 
 
 def cmd_fixtures(d):
@@ -123,15 +117,14 @@ def cmd_same(path, fmt, want, kind):
 
 
 def cmd_json(path, expr):
-    d = json.load(open(path))
-    sys.exit(0 if eval(expr, {}, {'d': d}) else 1)
+    sys.exit(0 if json_holds(path, expr) else 1)
 
 
 if __name__ == '__main__':
     globals()['cmd_' + sys.argv[1]](*sys.argv[2:])
 EOF
 sk() {
-	"$PYTHON" "$K/sk.py" "$@" 2>>"$K/python.log"
+	PYTHONPATH="$here/../lib" "$PYTHON" "$K/sk.py" "$@" 2>>"$K/python.log"
 }
 
 # --- 1. the worked examples (research notes section 4), through csv ---

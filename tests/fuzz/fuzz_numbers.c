@@ -3,7 +3,8 @@
  * the bounds, the rest (up to a NUL) is the string given to every parser;
  * pe_parse_digits gets the raw bytes.  Each success is checked against the
  * header's promise: plain digits for integers, the value printed back, a
- * finite real, ordered range ends within their limits.
+ * finite real (zero only when written as zero), ordered range ends within
+ * their limits.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -76,8 +77,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_u64(s, 1, lim);
 	check_i64(s, INT64_MIN, INT64_MAX);
 	check_i64(s, ilo, ihi);
-	if (pe_parse_double(s, &d) == 0)
+	if (pe_parse_double(s, &d) == 0) {
 		FUZZ_REQUIRE(isfinite(d));
+		/* zero only from a literal of zeros: never a nonzero one rounded away */
+		if (d == 0)
+			for (i = 0; s[i] && s[i] != 'e' && s[i] != 'E'; i++)
+				FUZZ_REQUIRE(s[i] < '1' || s[i] > '9');
+	}
 	if (pe_parse_range(s, lim, &a, &b) == 0)
 		FUZZ_REQUIRE(a < b && b <= lim);
 	if (pe_parse_irange(s, ilo, ihi, &ia, &ib) == 0)

@@ -179,6 +179,9 @@ def csv_seeds():
         "nul.csv": "1,2\x003\n",
         "long_number.csv": "1" * 400 + "\n",
         "half_header.csv": "a,1\n2,3\n",
+        "typo_first.csv": "0.5,0.25x\n1,2\n3,4\n",
+        "typo_one_col.csv": "7x\n1\n2\n",
+        "long_first.csv": "0." + "1" * 1100 + ",1\n1,2\n",
         "single.csv": "7\n",
         "utf8_bom.csv": "\ufeff1,2\n",
     }
@@ -204,7 +207,8 @@ def number_seeds():
                "+5", " 5", "5 ", "1e4", "0.5", "-2.5e-3", "nan", "inf", "1e309", "0x10",
                "3:7", ":7", "3:", ":", "7:3", "-64:65", "-1:-2", "4x4", "0x4", "4x", "x4", "1x1x1",
                "1,2,3", "1,,2", ",", "1,nan", "0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9", "", "1e-400",
-               "4096x4096", "99999999999999999999:1"]
+               "4096x4096", "99999999999999999999:1",
+               "1e-308", "4.9406564584124654e-324", "2e-324", "0e-999", "-0.0000e-400"]
     return {"n%02d" % i: bytes([(i * 37) % 256]) + s.encode() for i, s in enumerate(strings)}
 
 
@@ -311,6 +315,17 @@ def main():
                                       '"max_position_embeddings": 8, "original_max_position_embeddings": 4}',
                  }.items():
         put("hfconfig", n, b)
+    # large objects: keep_last() once compared every key with every later
+    # one (200,000 keys took 65 s); small enough to keep the fuzzer fast
+    base = '"hidden_size": 64, "num_attention_heads": 4, "rope_theta": 10000'
+    many = ", ".join('"k%d": %d' % (i, i) for i in range(4000))
+    put("hfconfig", "many_keys.json", "{%s, %s}" % (base, many))
+    put("hfconfig", "many_dups.json",
+        "{%s, %s}" % (base, ", ".join('"rope_theta": %d' % (i + 1) for i in range(3000))))
+    put("hfconfig", "wide_scaling.json",
+        '{%s, "rope_scaling": {"rope_type": "linear", %s, %s, "factor": 2}}'
+        % (base, ", ".join('"f%d": [%d]' % (i % 500, i) for i in range(2000)),
+           ", ".join('"factor": %d' % (i + 1) for i in range(100))))
 
 
 main()

@@ -43,6 +43,7 @@ GROUPS = [
     ("files", "ref_files.py", {}),
     ("mrope", "ref_mrope.py", {}),
     ("mrope-f32-avx2", "ref_mrope.py", {"ATEN_CPU_CAPABILITY": "avx2", "REF_TORCH_CPU": "avx2"}),
+    ("explain", "ref_explain.py", {}),
 ]
 
 

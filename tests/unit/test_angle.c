@@ -314,6 +314,13 @@ static void rope_inv(mpfr_t inv, const struct pe_rope *r, size_t j)
 		mpfr_div_d(inv, inv0, r->use_long ? p->long_factor[j] : p->short_factor[j],
 			   MPFR_RNDN);
 		break;
+	case PE_ROPE_PROPORTIONAL:
+		/* Gemma 4: inv0 / f for the first `rotated` pairs, 0 beyond */
+		if (j < p->rotated)
+			mpfr_div_d(inv, inv0, p->factor, MPFR_RNDN);
+		else
+			mpfr_set_zero(inv, 1);
+		break;
 	}
 	mpfr_clears(t, u, inv0, (mpfr_ptr)0);
 }
@@ -395,21 +402,11 @@ static void check_rope(const char *what, const struct pe_rope_params *p, const u
 	expect_none(what);
 }
 
-static struct pe_rope_params rope_params(uint64_t n, uint64_t R)
-{
-	struct pe_rope_params p;
-
-	pe_rope_defaults(&p);
-	p.positions = n;
-	p.rotary_dim = R;
-	return p;
-}
-
 /* the benchmark table, 131072 x 128, theta 1e4: its last blocks, its first,
  * random blocks */
 static void test_rope_131072_by_128(void **state)
 {
-	struct pe_rope_params p = rope_params(131072, 128);
+	struct pe_rope_params p = pe_test_rope_params(131072, 128);
 	size_t n = 0, i, nrand = pe_test_quick() ? 4 : 30;
 	uint64_t rows[64];
 
@@ -429,8 +426,8 @@ static void test_rope_scalings(void **state)
 	size_t n, k;
 
 	(void)state;
-	for (k = 0; k < 8; k++) {
-		p = rope_params(40000, 128);
+	for (k = 0; k < 9; k++) {
+		p = pe_test_rope_params(40000, 128);
 		switch (k) {
 		case 0:
 			p.scaling = PE_ROPE_YARN;
@@ -479,6 +476,15 @@ static void test_rope_scalings(void **state)
 			p.theta = 1e16;
 			p.attention_factor = 3.25;
 			break;
+		case 8:
+			/* proportional: 16 of 64 pairs turn, divided by f; the
+			 * rest are 0 (cos 1, sin 0) */
+			p.scaling = PE_ROPE_PROPORTIONAL;
+			p.theta = 1e6;
+			p.factor = 8;
+			p.rotated = 16;
+			break;
+		case 7:
 		default:
 			/* beyond 2^15 frequencies: no step table, one exact angle
 			 * per value */
@@ -519,14 +525,14 @@ static void test_tiny_frequencies(void **state)
 	for (i = 0; i < 300; i++)
 		rows[i] = pe_test_quick() ? i * 5 : i;
 	check_sinusoidal("sinusoidal base 1e300", &p, rows, pe_test_quick() ? 60 : 300);
-	rp = rope_params(256, 16);
+	rp = pe_test_rope_params(256, 16);
 	rp.theta = 1e300;
 	rp.offset = -100;
 	rp.attention_factor = 1 + 0x3p-24;
 	for (i = 0; i < 4; i++)
 		rows[i] = 64 * i;
 	check_rope("rope theta 1e300", &rp, rows, 4, 1);
-	rp = rope_params(100, 8);
+	rp = pe_test_rope_params(100, 8);
 	rp.scaling = PE_ROPE_LINEAR;
 	rp.factor = 1e300;
 	rp.attention_factor = 1 + 0x3p-24;

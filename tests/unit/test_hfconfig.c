@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "io/hfconfig.h"
 #include "testutil.h"
@@ -52,6 +53,87 @@ static void test_duplicates_and_trailing(void **state)
 	parse_bad("{\"rope_theta\": 10000}{}", "more text after the object, at byte 21");
 }
 
+/* 200,000 keys, every 1000th written twice, and a repeated key in a nested
+ * object before them: the same survivors, count and first path as the
+ * pairwise rule, in well under a second (that rule took 65 s). */
+static void test_many_keys(void **state)
+{
+	size_t n = pe_test_quick() ? 20000 : 200000, i, at = 0, size = 64 + n * 40;
+	char *text = malloc(size);
+	struct pe_hfconfig c;
+	struct pe_error err = { PE_OK, "" };
+	clock_t t0;
+	double cpu;
+
+	(void)state;
+	assert_non_null(text);
+	at += (size_t)snprintf(text + at, size - at,
+			       "{\"a\": {\"x\": 1, \"y\": [{\"z\": 1, \"z\": 2}], \"x\": 2}, \"rope_theta\": 1");
+	for (i = 0; i < n; i++)
+		at += (size_t)snprintf(text + at, size - at, ", \"k%zu\": %zu", i, i);
+	for (i = 0; i < n; i += 1000)
+		at += (size_t)snprintf(text + at, size - at, ", \"k%zu\": -1", i);
+	at += (size_t)snprintf(text + at, size - at,
+			       ", \"rope_scaling\": {\"rope_type\": \"linear\", \"factor\": 2, \"factor\": 3},"
+			       " \"hidden_size\": 64, \"num_attention_heads\": 4, \"rope_theta\": 500000}");
+	assert_true(at < size);
+	t0 = clock();
+	assert_int_equal(pe_hfconfig_parse(text, at, "x.json", &c, &err), 0);
+	cpu = (double)(clock() - t0) / CLOCKS_PER_SEC;
+	assert_true(c.rope[0].theta == 500000.0);
+	assert_true(c.rope[0].factor == 3.0);
+	assert_int_equal(c.rope[0].head_dim, 16);
+	/* a.x, a.y.z (inside the kept a), rope_theta, n / 1000 k's, factor */
+	assert_int_equal(c.duplicates, 2 + 1 + n / 1000 + 1);
+	assert_string_equal(c.duplicate, "a.x");
+	pe_hfconfig_free(&c);
+	/* no time limit here (speed is make bench's, and a hang is
+	 * t_reliability.sh's, under a timeout): the CPU time for the log */
+	print_message("%zu keys: %.3f s of CPU\n", n, cpu);
+	free(text);
+}
+
+/* a long value is never cut inside a UTF-8 character (reliability-2.md
+ * finding 14: 40 e-acutes ended the message with a lone 0xc3), nor is a
+ * duplicate key's path */
+static void test_utf8_not_cut(void **state)
+{
+	char text[600], *p, key[200];
+	struct pe_hfconfig c;
+	struct pe_error err = { PE_OK, "" };
+	int i, k;
+
+	(void)state;
+	for (k = 0; k < 3; k++) {
+		p = text + sprintf(text, "{\"rope_scaling\": {\"rope_type\": \"%.*s", k, "xx");
+		for (i = 0; i < 40; i++)
+			p += sprintf(p, "\xc3\xa9");
+		strcpy(p, "\"}}");
+		assert_int_equal(pe_hfconfig_parse(text, strlen(text), "x.json", &c, &err), -1);
+		pe_hfconfig_free(&c);
+		p = strstr(err.msg, "rope_type '");
+		assert_non_null(p);
+		p += strlen("rope_type '") + k;
+		while ((unsigned char)*p >= 0x80) {
+			assert_true((unsigned char)p[0] == 0xc3 && (unsigned char)p[1] == 0xa9);
+			p += 2;
+		}
+		assert_int_equal(strncmp(p, "' (transformers 5.18 knows", 26), 0);
+
+		/* a 61-byte key of e-acutes after k x's, written twice */
+		p = key + sprintf(key, "%.*s", k, "xx");
+		for (i = 0; i < 31; i++)
+			p += sprintf(p, "\xc3\xa9");
+		snprintf(text, sizeof text, "{\"%s\": 1, \"%s\": 2}", key, key);
+		assert_int_equal(pe_hfconfig_parse(text, strlen(text), "x.json", &c, &err), 0);
+		assert_int_equal(c.duplicates, 1);
+		assert_true(strlen(c.duplicate) <= 60 && strlen(c.duplicate) >= 59);
+		for (p = c.duplicate + k; *p; p += 2)
+			assert_true((unsigned char)p[0] == 0xc3 && (unsigned char)p[1] == 0xa9);
+		pe_hfconfig_free(&c);
+	}
+}
+
 static void test_default(void **state)
 {
 	struct pe_hfconfig c;
@@ -64,6 +146,38 @@ static void test_default(void **state)
 	assert_int_equal(c.rope[0].head_dim, 128);
 	assert_true(c.rope[0].partial_rotary_factor == 1.0);
 	assert_int_equal(c.max_positions, 4096);
+	pe_hfconfig_free(&c);
+}
+
+/* DeepSeek's softmax scale reads qk_nope_head_dim + qk_rope_head_dim (192
+ * for V3); Llama's attention has no such scale; which queries Llama 4's
+ * temperature tuning keys the file gives */
+static void test_mla_and_query_keys(void **state)
+{
+	static const char ds[] =
+		"{\"model_type\": \"deepseek_v3\", \"qk_nope_head_dim\": 128, \"qk_rope_head_dim\": 64,"
+		" \"qk_head_dim\": 7, \"rope_theta\": 10000}";
+	static const char llama[] = "{\"model_type\": \"llama\", \"rope_theta\": 10000, \"head_dim\": 64}";
+	static const char l4[] =
+		"{\"model_type\": \"llama4_text\", \"head_dim\": 64, \"floor_scale\": 4096,"
+		" \"num_hidden_layers\": 4}";
+	struct pe_hfconfig c;
+	struct pe_error err = { PE_OK, "" };
+
+	(void)state;
+	assert_int_equal(pe_hfconfig_parse(ds, strlen(ds), "x.json", &c, &err), 0);
+	assert_true(c.mscale_softmax);
+	assert_int_equal(c.qk_head_dim, 192);
+	assert_string_equal(c.qk_key, "qk_nope_head_dim + qk_rope_head_dim");
+	pe_hfconfig_free(&c);
+	assert_int_equal(pe_hfconfig_parse(llama, strlen(llama), "x.json", &c, &err), 0);
+	assert_false(c.mscale_softmax);
+	assert_int_equal(c.qk_head_dim, 0);
+	pe_hfconfig_free(&c);
+	assert_int_equal(pe_hfconfig_parse(l4, strlen(l4), "x.json", &c, &err), 0);
+	assert_int_equal(c.qscale, PE_HF_QSCALE_LLAMA4);
+	assert_int_equal(c.qgiven, PE_HF_QGIVEN_FLOOR);
+	assert_true(c.floor_scale == 4096 && c.attn_scale == 0.1);
 	pe_hfconfig_free(&c);
 }
 
@@ -374,6 +488,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_duplicates_and_trailing),
+		cmocka_unit_test(test_many_keys),
+		cmocka_unit_test(test_utf8_not_cut),
 		cmocka_unit_test(test_default),
 		cmocka_unit_test(test_linear_legacy_type),
 		cmocka_unit_test(test_dynamic),
@@ -388,6 +504,7 @@ int main(void)
 		cmocka_unit_test(test_too_large),
 		cmocka_unit_test(test_mrope),
 		cmocka_unit_test(test_keys),
+		cmocka_unit_test(test_mla_and_query_keys),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

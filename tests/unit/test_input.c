@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/mman.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -23,6 +24,8 @@
 
 #include "io/hfconfig.h"
 #include "io/input.h"
+#include "io/le.h"
+#include "io/read.h"
 #include "testutil.h"
 
 static double now_s(void)
@@ -77,6 +80,16 @@ static char *write_temp(const unsigned char *b, size_t n)
 		assert_int_equal(fwrite(b, 1, n, fp), n);
 	assert_int_equal(fclose(fp), 0);
 	return path;
+}
+
+/* rewrite path with b[0, n) */
+static void write_temp_at(const char *path, const unsigned char *b, size_t n)
+{
+	FILE *fp = fopen(path, "wb");
+
+	assert_non_null(fp);
+	assert_int_equal(fwrite(b, 1, n, fp), n);
+	assert_int_equal(fclose(fp), 0);
 }
 
 static void expect_fail(const char *path, size_t max, enum pe_err code, const char *want)
@@ -433,6 +446,281 @@ static void test_stdin(void **state)
 	stdin_case(0, 10, 1);
 }
 
+/* ---- a mapped file truncated while it is parsed (SIGBUS) ------------- */
+
+/* SIGBUS's action now (cmocka has one of its own while a test runs) */
+static void sigbus_now(struct sigaction *sa)
+{
+	assert_int_equal(sigaction(SIGBUS, NULL, sa), 0);
+}
+
+static int same_action(const struct sigaction *a, const struct sigaction *b)
+{
+	if ((a->sa_flags & SA_SIGINFO) != (b->sa_flags & SA_SIGINFO))
+		return 0;
+	return a->sa_flags & SA_SIGINFO ? a->sa_sigaction == b->sa_sigaction
+					: a->sa_handler == b->sa_handler;
+}
+
+/* a csv of `pages` pages ("1,2\n" rows), mapped; then cut to 100 bytes */
+static void test_truncated_while_parsed(void **state)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	size_t n = 5 * (size_t)page, i;
+	unsigned char *b = malloc(n);
+	char *path, want[600];
+	struct pe_input in;
+	struct pe_matrix m;
+	struct pe_error err = { PE_OK, "" };
+	struct sigaction orig, now;
+
+	(void)state;
+	sigbus_now(&orig);
+	assert_non_null(b);
+	for (i = 0; i < n; i += 4)
+		memcpy(b + i, "1,2\n", 4);
+	path = write_temp(b, n);
+
+	/* nothing past the cut touched: intact */
+	assert_int_equal(pe_input_open(&in, path, n, &err), 0);
+	assert_non_null(in.map);
+	assert_int_equal(truncate(path, 100), 0);
+	assert_int_equal(in.data[0], '1');
+	assert_int_equal(pe_input_intact(&in, &err), 0);
+	pe_input_close(&in);
+
+	/* the parse runs into the lost pages (from the second on): zeros, no
+	 * crash, and intact says so */
+	write_temp_at(path, b, n);
+	assert_int_equal(pe_input_open(&in, path, n, &err), 0);
+	sigbus_now(&now);
+	assert_false(same_action(&now, &orig));
+	assert_int_equal(truncate(path, page), 0);
+	assert_int_equal(pe_csv_parse(in.data, in.len, in.name, &m, NULL, &err), -1);
+	snprintf(want, sizeof want, "binary data (a NUL byte at byte %ld)", page);
+	assert_non_null(strstr(err.msg, want));
+	assert_null(m.v);
+	snprintf(want, sizeof want, "%s: changed while being read", path);
+	assert_int_equal(pe_input_intact(&in, &err), -1);
+	assert_int_equal(err.code, PE_ERR_IO);
+	assert_string_equal(err.msg, want);
+	pe_input_close(&in);
+	/* the action before is back */
+	sigbus_now(&now);
+	assert_true(same_action(&now, &orig));
+
+	/* two open at once, one of them cut */
+	write_temp_at(path, b, n);
+	{
+		char *other = write_temp(b, n);
+		struct pe_input in2;
+
+		assert_int_equal(pe_input_open(&in, path, n, &err), 0);
+		assert_int_equal(pe_input_open(&in2, other, n, &err), 0);
+		assert_int_equal(truncate(other, 10), 0);
+		assert_int_equal(in2.data[n - 1], 0);
+		assert_int_equal(in.data[n - 1], '\n');
+		assert_int_equal(pe_input_intact(&in, &err), 0);
+		assert_int_equal(pe_input_intact(&in2, &err), -1);
+		pe_input_close(&in2);
+		sigbus_now(&now);
+		assert_false(same_action(&now, &orig));
+		pe_input_close(&in);
+		sigbus_now(&now);
+		assert_true(same_action(&now, &orig));
+		remove(other);
+		free(other);
+	}
+	remove(path);
+	free(path);
+	free(b);
+}
+
+/* a SIGBUS that is not a watched input's still ends the process: a fault
+ * on a mapping of posenc's own, or a signal sent */
+static void test_sigbus_not_ours(void **state)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	size_t n = 3 * (size_t)page;
+	unsigned char *b = pattern(n);
+	char *path = write_temp(b, n), *own = write_temp(b, n);
+	int how, status;
+	pid_t pid;
+
+	(void)state;
+	for (how = 0; how < 2; how++) {
+		pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			struct pe_input in;
+			struct pe_error err;
+			volatile const unsigned char *p;
+			int fd;
+
+			signal(SIGBUS, SIG_DFL);	/* as in posenc: not cmocka's */
+			signal(SIGSEGV, SIG_DFL);
+			if (pe_input_open(&in, path, n, &err) != 0)
+				_exit(2);
+			if (how == 0) {
+				fd = open(own, O_RDWR);
+				p = mmap(NULL, n, PROT_READ, MAP_SHARED, fd, 0);
+				if (fd < 0 || p == MAP_FAILED || ftruncate(fd, 10) != 0)
+					_exit(2);
+				(void)p[n - 1];
+			} else {
+				kill(getpid(), SIGBUS);
+			}
+			_exit(3);	/* survived: wrong */
+		}
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		/* valgrind delivers the fault on a cut mapping as SIGSEGV */
+		assert_true(WIFSIGNALED(status) &&
+			    (WTERMSIG(status) == SIGBUS ||
+			     (how == 0 && WTERMSIG(status) == SIGSEGV && !pe_long_double_is_extended())));
+	}
+	remove(path);
+	remove(own);
+	free(path);
+	free(own);
+	free(b);
+}
+
+/* ---- how far a stream is read -------------------------------------- */
+
+/* stdin from a child writing head[0, n) and then, if endless, zeros (or
+ * the text "1,2\n") until the reader goes; returns the child, stdin saved
+ * in *saved */
+static pid_t feed_stdin(const unsigned char *head, size_t n, int endless, int *saved)
+{
+	int p[2];
+	pid_t pid;
+
+	assert_int_equal(pipe(p), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		static unsigned char more[65536];
+		size_t at = 0, i;
+		ssize_t r;
+
+		signal(SIGPIPE, SIG_DFL);
+		close(p[0]);
+		if (endless == 2)
+			for (i = 0; i < sizeof more; i += 4)
+				memcpy(more + i, "1,2\n", 4);
+		while (at < n && (r = write(p[1], head + at, n - at)) > 0)
+			at += (size_t)r;
+		while (endless && write(p[1], more, sizeof more) > 0)
+			;
+		_exit(0);
+	}
+	close(p[1]);
+	*saved = dup(0);
+	assert_true(*saved >= 0);
+	assert_int_equal(dup2(p[0], 0), 0);
+	close(p[0]);
+	return pid;
+}
+
+static void end_feed(pid_t pid, int saved)
+{
+	int status;
+
+	assert_int_equal(dup2(saved, 0), 0);	/* closes the pipe: the writer ends */
+	close(saved);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+}
+
+/* o as given; expect ok (then in.len == len) or the message want */
+static void stream_case(const unsigned char *head, size_t n, int endless,
+			const struct pe_read_opts *o, size_t max, size_t len, const char *want)
+{
+	struct pe_input in;
+	struct pe_error err = { PE_OK, "" };
+	int saved, rc;
+	pid_t pid = feed_stdin(head, n, endless, &saved);
+	double t0 = now_s();
+
+	rc = pe_table_input_open(&in, "-", max, o, &err);
+	if (!want) {
+		if (rc != 0)
+			fail_msg("%s", err.msg);
+		if (len == SIZE_MAX) {	/* one chunk or so */
+			assert_true(in.len > 0 && in.len <= (size_t)1 << 17);
+		} else {
+			assert_int_equal(in.len, len);
+			assert_memory_equal(in.data, head, n < len ? n : len);
+		}
+	} else {
+		assert_int_equal(rc, -1);
+		assert_int_equal(err.code, PE_ERR_DATA);
+		assert_string_equal(err.msg, want);
+	}
+	pe_input_close(&in);
+	end_feed(pid, saved);
+	assert_true(now_s() - t0 < 5);
+}
+
+static void test_stream_bounds(void **state)
+{
+	static const char npyh[] = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }";
+	static const char sth[] = "{\"a\":{\"dtype\":\"F32\",\"shape\":[2,3],\"data_offsets\":[0,24]}}";
+	struct pe_read_opts raw = { .format = PE_IN_RAW, .rows = 2, .cols = 3 };
+	unsigned char npy[160], st[128], zeros[24] = { 0 };
+	char want[200];
+	size_t hn = sizeof npyh - 1, pad = 64 - (10 + hn + 1) % 64, sn = sizeof sth - 1;
+
+	(void)state;
+	/* an npy file: its header, then 2 x 3 f4 */
+	memcpy(npy, "\x93NUMPY\x01\x00", 8);
+	pe_put_u16le(npy + 8, (uint16_t)(hn + pad + 1));
+	memcpy(npy + 10, npyh, hn);
+	memset(npy + 10 + hn, ' ', pad);
+	npy[10 + hn + pad] = '\n';
+	memset(npy + 11 + hn + pad, 0, 24);
+	/* a safetensors file */
+	pe_put_u64le(st, sn);
+	memcpy(st + 8, sth, sn);
+	memset(st + 8 + sn, 0, 24);
+
+	/* /dev/zero as stdin: text stops at its first NUL, one chunk in */
+	stream_case(NULL, 0, 1, NULL, (size_t)1 << 40, SIZE_MAX, NULL);
+	/* npy, then endless zeros: exactly the file's length */
+	stream_case(npy, 11 + hn + pad + 24, 1, NULL, (size_t)1 << 40, 11 + hn + pad + 24, NULL);
+	stream_case(npy, 11 + hn + pad + 24, 0, NULL, (size_t)1 << 40, 11 + hn + pad + 24, NULL);
+	/* safetensors: exactly its length; more is an error */
+	stream_case(st, 8 + sn + 24, 0, NULL, (size_t)1 << 40, 8 + sn + 24, NULL);
+	snprintf(want, sizeof want,
+		 "stdin: more than %zu bytes, the length its safetensors header gives (a safetensors file is entirely indexed)",
+		 8 + sn + 24);
+	stream_case(st, 8 + sn + 24, 1, NULL, (size_t)1 << 40, 0, want);
+	/* raw: exactly its shape's bytes; more is an error */
+	stream_case(zeros, 24, 0, &raw, (size_t)1 << 40, 24, NULL);
+	stream_case(zeros, 24, 1, &raw, (size_t)1 << 40, 0,
+		    "stdin: more than 24 bytes, the size of a 2 x 3 float32 table");
+	/* endless text: only the limit stops it */
+	stream_case((const unsigned char *)"a,b\n", 4, 2, NULL, (size_t)1 << 20, 0,
+		    "stdin: larger than the limit of 1048576 bytes");
+}
+
+/* a size-0 file (/proc) is read to at most PE_INPUT_PSEUDO_MAX bytes */
+static void test_pseudo_file_cap(void **state)
+{
+	struct pe_input in;
+	struct pe_error err = { PE_OK, "" };
+
+	(void)state;
+	assert_int_equal(pe_input_open(&in, "/proc/self/pagemap", (size_t)1 << 40, &err), -1);
+	assert_int_equal(err.code, PE_ERR_DATA);
+	assert_string_equal(err.msg,
+			    "/proc/self/pagemap: a file that says it is empty (as /proc and /sys files do) but holds more than 64 MiB: not a table; posenc reads at most that from one");
+	pe_input_close(&in);
+	/* with a table's rule it stops at once: zeros are no text */
+	assert_int_equal(pe_table_input_open(&in, "/proc/self/pagemap", (size_t)1 << 40, NULL, &err), 0);
+	assert_true(in.len <= (size_t)1 << 17);
+	pe_input_close(&in);
+}
+
 /* every way in and out closes what it opened */
 static void test_no_fd_leak(void **state)
 {
@@ -492,6 +780,10 @@ int main(void)
 		cmocka_unit_test(test_hfconfig_fifo),
 		cmocka_unit_test(test_stdin),
 		cmocka_unit_test(test_no_fd_leak),
+		cmocka_unit_test(test_truncated_while_parsed),
+		cmocka_unit_test(test_sigbus_not_ours),
+		cmocka_unit_test(test_stream_bounds),
+		cmocka_unit_test(test_pseudo_file_cap),
 	};
 
 	/* a writer whose reader gave up must not kill the test */

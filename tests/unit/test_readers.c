@@ -20,9 +20,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "core/dtype.h"
 #include "io/input.h"
 #include "io/le.h"
-#include "io/read_priv.h"
+#include "io/read.h"
 #include "testutil.h"
 
 /* ---- helpers ------------------------------------------------------- */
@@ -156,7 +157,7 @@ static void test_npy_refused_files(void **state)
 {
 	(void)state;
 	npy_file_refused("t_2x3x2.npy", "shape (2, 3, 2) has 3 dimensions; a table has 1 or 2");
-	npy_file_refused("int32.npy", "dtype '<i4' is not a float table (f2, f4 or f8)");
+	npy_file_refused("int32.npy", "dtype '<i4' is not float16, float32 or float64");
 	npy_file_refused("object.npy", "pickled Python objects are refused (dtype '|O')");
 	npy_file_refused("structured.npy", "a structured dtype, not a table");
 }
@@ -298,6 +299,107 @@ static void test_npy_host_order_and_big_endian(void **state)
 	free(d);
 }
 
+/* binary16 bits of a value exact in it (T's are: multiples of 0.25 below 2) */
+static uint16_t half_bits_exact(float f)
+{
+	int ex;
+	float m;
+
+	if (f == 0)
+		return 0;
+	m = frexpf(fabsf(f), &ex);	/* |f| = m 2^ex = (2m) 2^(ex - 1) */
+	return (uint16_t)((f < 0 ? 0x8000u : 0) | (unsigned)(ex - 1 + 15) << 10 |
+			  (unsigned)((2 * m - 1) * 1024));
+}
+
+/* T's 12 values as size-byte floats (2, 4, 8) in that byte order */
+static void t_data(unsigned char *d, int size, int big)
+{
+	int i, k;
+
+	for (i = 0; i < 12; i++) {
+		float f = t_value((uint64_t)(i / 4), (uint64_t)(i % 4));
+		double x = f;
+		uint64_t u = size == 2 ? half_bits_exact(f) : size == 4 ? float_bits(f) : 0;
+		unsigned char *p = d + size * i;
+
+		if (size == 8)
+			memcpy(&u, &x, 8);
+		for (k = 0; k < size; k++)
+			p[big ? size - 1 - k : k] = (unsigned char)(u >> (8 * k));
+	}
+}
+
+/*
+ * Every descr np.load reads as float16/32/64 (NumPy 1.24: it calls
+ * np.dtype(descr)), and spellings it refuses or that are no such float.
+ * order: '<', '>', or 'n' for the host's ('=', '|' and none).  The data
+ * is written in the order NumPy would read, so a wrong order shows in
+ * the values.
+ */
+static void test_npy_descr_spellings(void **state)
+{
+	static const struct {
+		const char *descr;
+		int size;	/* 0: refused */
+		char order;
+	} cases[] = {
+		{ "f4", 4, 'n' },     { "|f4", 4, 'n' },    { "<f", 4, '<' },	  { "=f", 4, 'n' },
+		{ ">f", 4, '>' },     { "float32", 4, 'n' }, { "single", 4, 'n' }, { "f04", 4, 'n' },
+		{ "f+4", 4, 'n' },    { "f 4", 4, 'n' },    { "f\t4", 4, 'n' },   { "f 04", 4, 'n' },
+		{ "f +4", 4, 'n' },   { "<f 4", 4, '<' },   { ">f+08", 8, '>' },  { "f4,", 4, 'n' },
+		{ "f4, ", 4, 'n' },   { "<f4, ", 4, '<' },  { "f,", 4, 'n' },	  { "d,", 8, 'n' },
+		{ "f4 ,", 4, 'n' },   { "float32,", 4, 'n' }, { ">d,", 8, '>' },  { "=e,", 2, 'n' },
+		{ "f04,", 4, 'n' },   { "e", 2, 'n' },	    { "|e", 2, 'n' },	  { ">e", 2, '>' },
+		{ "half", 2, 'n' },   { "float16", 2, 'n' }, { "f2", 2, 'n' },	  { "|f2", 2, 'n' },
+		{ "<f2", 2, '<' },    { ">f2", 2, '>' },    { "d", 8, 'n' },	  { "=d", 8, 'n' },
+		{ "float64", 8, 'n' }, { "double", 8, 'n' }, { "float", 8, 'n' }, { "float_", 8, 'n' },
+		{ "f8", 8, 'n' },     { "|f8", 8, 'n' },    { "<f8", 8, '<' },	  { ">f8", 8, '>' },
+		{ "f-4", 0, 0 },      { "f++4", 0, 0 },	    { "f4 ", 0, 0 },	  { " f4", 0, 0 },
+		{ "<float32", 0, 0 }, { "Float32", 0, 0 },  { "f4,f4", 0, 0 },	  { "(f4)", 0, 0 },
+		{ "f4x", 0, 0 },      { "F", 0, 0 },	    { "f1", 0, 0 },	  { "float16 ", 0, 0 },
+		{ "f0x4", 0, 0 },     { "f4.0", 0, 0 },	    { "f4L", 0, 0 },	  { "f+4,", 0, 0 },
+		{ " f4,", 0, 0 },     { "f4,,", 0, 0 },	    { "< f4,", 0, 0 },	  { "g", 0, 0 },
+		{ "<f16", 0, 0 },     { "f16", 0, 0 },	    { "longdouble", 0, 0 }, { "<i4", 0, 0 },
+		{ "e2", 0, 0 },	      { "d8", 0, 0 },	    { "1f4", 0, 0 },	  { "f40", 0, 0 },
+		{ "", 0, 0 },	      { "<", 0, 0 },	    { "f", 4, 'n' },	  { "<>f4", 0, 0 },
+	};
+	unsigned char data[96], *b;
+	char text[200], want[200];
+	struct pe_matrix m;
+	struct pe_error err;
+	size_t i, len;
+	int big, rc;
+
+	(void)state;
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		big = cases[i].order == '>' || (cases[i].order == 'n' && pe_host_big_endian());
+		memset(data, 0, sizeof data);
+		if (cases[i].size)
+			t_data(data, cases[i].size, big);
+		snprintf(text, sizeof text,
+			 "{'descr': '%s', 'fortran_order': False, 'shape': (3, 4), }\n",
+			 cases[i].descr);
+		b = npy_raw(1, 0, ~(size_t)0, text, data, cases[i].size ? 12 * (size_t)cases[i].size : 96,
+			    &len);
+		err.code = PE_OK;
+		rc = pe_npy_parse(b, len, "x.npy", &m, NULL, &err);
+		free(b);
+		if (cases[i].size == 0) {
+			if (rc != -1 || !strstr(err.msg, "is not float16, float32 or float64"))
+				fail_msg("'%s' was not refused: %s", cases[i].descr, err.msg);
+			pe_quote(want, sizeof want, (const unsigned char *)cases[i].descr,
+				 strlen(cases[i].descr), 11, 0);
+			assert_non_null(strstr(err.msg, want));
+			continue;
+		}
+		if (rc != 0)
+			fail_msg("'%s': %s", cases[i].descr, err.msg);
+		check_t(&m);
+		pe_matrix_free(&m);
+	}
+}
+
 /* extra bytes after the data are ignored, as NumPy ignores them */
 static void test_npy_trailing_bytes(void **state)
 {
@@ -403,9 +505,9 @@ static void test_npy_corrupt(void **state)
 	npy_bad("{'descr': 4, 'fortran_order': False, 'shape': (3, 4), }", 48,
 		"npy header: descr must be a string, got '4'");
 	npy_bad("{'descr': '<i8', 'fortran_order': False, 'shape': (3, 4), }", 48,
-		"dtype '<i8' is not a float table (f2, f4 or f8)");
-	npy_bad("{'descr': '|f4', 'fortran_order': False, 'shape': (3, 4), }", 48,
-		"dtype '|f4' is not a float table (f2, f4 or f8)");
+		"dtype '<i8' is not float16, float32 or float64");
+	npy_bad("{'descr': '<f16', 'fortran_order': False, 'shape': (3, 4), }", 48,
+		"dtype '<f16' is not float16, float32 or float64");
 	npy_bad("{'descr': '<f4', 'fortran_order': False, 'shape': (3, 0), }", 48,
 		"shape (3, 0) has no values");
 	npy_bad("{'descr': '<f4', 'fortran_order': False, 'shape': (1, 2, 3, 2), }", 48,
@@ -454,7 +556,7 @@ static void test_half_all_values(void **state)
 	(void)state;
 	for (h = 0; h < 65536; h++) {
 		unsigned s = h >> 15, e = (h >> 10) & 31, mant = h & 1023;
-		float got = pe_half_to_float((uint16_t)h), want;
+		float got = pe_from_f16((uint16_t)h), want;
 
 		if (e == 31) {
 			if (mant == 0) {
@@ -474,10 +576,10 @@ static void test_half_all_values(void **state)
 			fail_msg("half 0x%04x: got %a, want %a", (unsigned)h, (double)got,
 				 (double)want);
 	}
-	assert_true(pe_half_to_float(0x7bff) == 65504.0f);
-	assert_true(pe_half_to_float(0x0001) == 0x1p-24f);
-	assert_true(pe_half_to_float(0x0400) == 0x1p-14f);
-	assert_true(pe_half_to_float(0x3555) == 0x1.554p-2f);
+	assert_true(pe_from_f16(0x7bff) == 65504.0f);
+	assert_true(pe_from_f16(0x0001) == 0x1p-24f);
+	assert_true(pe_from_f16(0x0400) == 0x1p-14f);
+	assert_true(pe_from_f16(0x3555) == 0x1.554p-2f);
 }
 
 static void test_bf16_and_f64(void **state)
@@ -497,12 +599,12 @@ static void test_bf16_and_f64(void **state)
 	int i;
 
 	(void)state;
-	assert_true(pe_bf16_to_float(0x3f80) == 1.0f);
-	assert_true(pe_bf16_to_float(0x4049) == 3.140625f);
-	assert_true(pe_bf16_to_float(0xc000) == -2.0f);
-	assert_true(pe_bf16_to_float(0x0001) == 0x1p-133f);
-	assert_true(isinf(pe_bf16_to_float(0x7f80)));
-	assert_true(isnan(pe_bf16_to_float(0x7fc0)));
+	assert_true(pe_from_bf16(0x3f80) == 1.0f);
+	assert_true(pe_from_bf16(0x4049) == 3.140625f);
+	assert_true(pe_from_bf16(0xc000) == -2.0f);
+	assert_true(pe_from_bf16(0x0001) == 0x1p-133f);
+	assert_true(isinf(pe_from_bf16(0x7f80)));
+	assert_true(isnan(pe_from_bf16(0x7fc0)));
 
 	for (i = 0; i < 8; i++)
 		pe_put_u64le(b + 8 * i, d[i]);
@@ -677,7 +779,7 @@ static void test_integers(void **state)
 	pe_matrix_free(&m);
 	o.integers = 0;
 	assert_int_equal(pe_table_parse(b, len, "x.npy", &o, &m, NULL, &err), -1);
-	assert_string_equal(err.msg, "x.npy: dtype '<i8' is not a float table (f2, f4 or f8)");
+	assert_string_equal(err.msg, "x.npy: dtype '<i8' is not float16, float32 or float64");
 	free(b);
 
 	/* big-endian int16, one-byte unsigned ('|u1') */
@@ -701,7 +803,7 @@ static void test_integers(void **state)
 	b = npy_raw(1, 0, ~(size_t)0, "{'descr': '<c8', 'fortran_order': False, 'shape': (1,), }\n",
 		    data, 8, &len);
 	assert_int_equal(pe_table_parse(b, len, "x.npy", &o, &m, NULL, &err), -1);
-	assert_string_equal(err.msg, "x.npy: dtype '<c8' is not a number table (f2, f4 or f8, i1-i8, u1-u8)");
+	assert_string_equal(err.msg, "x.npy: dtype '<c8' is not float16, float32 or float64 (or i1-i8, u1-u8)");
 	free(b);
 
 	/* safetensors I64 and U64 */
@@ -1323,6 +1425,43 @@ static void test_st_gpt2_sparse(void **state)
 	free(t);
 }
 
+/* a \u0000 in the header: cJSON would end the string there, so the name
+ * would be shown and matched cut short; "\\u0000" (an escaped backslash)
+ * is no NUL, and a name holding control characters is whole */
+static void test_st_nul_names(void **state)
+{
+	static const char *const nul[] = {
+		"{\"a\\u0000b\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}",
+		"{\"a\":{\"dtype\":\"F32\\u0000x\",\"shape\":[1],\"data_offsets\":[0,4]}}",
+		"{\"__metadata__\":{\"k\":\"v\\u0000\"},\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}",
+		"{\"\\\\\\u0000\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}",
+	};
+	const char *ok = "{\"a\\\\u0000\\n\\t\\u001b\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}";
+	struct pe_tensor_entry *list;
+	struct pe_error err = { PE_OK, "" };
+	unsigned char z[4] = { 0, 0, 0x80, 0x3f }, *b;
+	char want[200];
+	size_t len, n, i;
+
+	(void)state;
+	for (i = 0; i < sizeof nul / sizeof nul[0]; i++) {
+		snprintf(want, sizeof want,
+			 "the header holds a NUL character (\\u0000 at byte %zu), which posenc cannot keep in a name or value",
+			 8 + (size_t)(strstr(nul[i], "\\u0000") - nul[i]));
+		st_bad(nul[i], 4, want);
+		b = st_build(nul[i], 0, z, 4, &len);
+		assert_int_equal(pe_table_list(b, len, "x.safetensors", &list, &n, &err), -1);
+		assert_null(list);
+		free(b);
+	}
+	b = st_build(ok, 0, z, 4, &len);
+	assert_int_equal(pe_table_list(b, len, "x.safetensors", &list, &n, &err), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(list[0].name, "a\\u0000\n\t\x1b");
+	pe_tensor_entries_free(list, n);
+	free(b);
+}
+
 /* ---- csv ------------------------------------------------------------------ */
 
 static int csv(const char *text, struct pe_matrix *m, struct pe_error *err)
@@ -1383,7 +1522,6 @@ static void test_csv_good(void **state)
 	csv_expect("# a comment\n\n1,2\n   # an indented one\n\n3,4\n\n", 2, 2, v1234);
 	csv_expect("1,2 # as numpy.loadtxt, a comment to the end of the line\n3,4#\n", 2, 2, v1234);
 	csv_expect("a,b\n1,2\n3,4\n", 2, 2, v1234);		/* a header */
-	csv_expect("x,2\n1,2\n3,4\n", 2, 2, v1234);		/* half not numbers: a header */
 	csv_expect("1 2  3\n4\t5 6\n", 2, 3, v123456);
 	csv_expect("  1 2 3  \n4 5 6\t\n", 2, 3, v123456);
 	csv_expect("1 , 2,3\n 4,5 ,\t6\n", 2, 3, v123456);
@@ -1439,19 +1577,100 @@ static void test_csv_bad(void **state)
 	csv_bad("1,2\n3,4 5\n", "line 2, column 2: '4 5' is not a number");
 	csv_bad("1,2\n3,0x\x01\xff\n", "line 2, column 2: '0x\\x01\\xff' is not a number");
 	csv_bad("1,2x,3\n4,5,6\n", "line 1, column 2: '2x' is not a number");	/* not a header */
+	/* a first line with any number in it is data, however many of its
+	 * fields are bad (reliability-2.md finding 6: each was a header) */
+	csv_bad("x,2\n1,2\n3,4\n", "line 1, column 1: 'x' is not a number");
+	csv_bad("0.5,0.25x\n1,2\n3,4\n", "line 1, column 2: '0.25x' is not a number");
+	csv_bad("7x\n1\n2\n", "line 1, column 1: '7x' is not a number");
+	csv_bad("0x10,1\n1,2\n", "line 1, column 1: '0x10' is not a number");
+	csv_bad("1_000,1\n1,2\n", "line 1, column 1: '1_000' is not a number");
+	csv_bad("nan(123),1\n1,2\n", "line 1, column 1: 'nan(123)' is not a number");
+	csv_bad("\x1b[2J,1\n1,2\n", "line 1, column 1: '\\x1b[2J' is not a number");
+	csv_bad("\xef\xbb\xbf\xef\xbb\xbf" "1,2\n3,4\n",
+		"line 1, column 1: '\\xef\\xbb\\xbf1' is not a number");
+	csv_bad("1,2x,3,4y\n1,2,3,4\n", "line 1, column 2: '2x' is not a number");
+	csv_bad("# c\n\n1 2x\n1 2\n", "line 3, column 2: '2x' is not a number");
 	/* Python's float() refuses what only C's strtod takes */
 	csv_bad("1,2\n3,0x1p3\n", "line 2, column 2: '0x1p3' is not a number");
 	csv_bad("1,2\n3,nan(7)\n", "line 2, column 2: 'nan(7)' is not a number");
 	/* finite, but no float32: an error, not a silent infinity */
 	csv_bad("1,2\n1e39,4\n", "line 2, column 1: '1e39' is too large for float32 (beyond 3.4e38)");
 	csv_bad("1,-3.5e38\n", "line 1, column 2: '-3.5e38' is too large for float32 (beyond 3.4e38)");
+	/* a long field that is no number: quoted, cut */
 	longf = malloc(2100);
 	assert_non_null(longf);
 	strcpy(longf, "1\n");
 	memset(longf + 2, '1', 2000);
-	strcpy(longf + 2002, "\n");
-	csv_bad(longf, "line 2, column 1: a field of 2000 bytes is too long for a number");
+	strcpy(longf + 2002, "x\n");
+	csv_bad(longf, "line 2, column 1: '1111111111111111111111111111111111111111...' is not a number");
 	free(longf);
+}
+
+/* numbers of any length, as np.loadtxt reads them (it used to stop at
+ * 1024 bytes, and a first line holding one was taken as a header) */
+static void test_csv_long_numbers(void **state)
+{
+	size_t n = 100000, at;
+	char *text = malloc(2 * n + 100);
+	float want[4];
+	int k;
+
+	(void)state;
+	assert_non_null(text);
+	/* 0.111... (n ones) is 1/9 to within 1e-n: far from a float tie */
+	for (k = 0; k < 2; k++) {
+		at = (size_t)sprintf(text, "%s", k ? "-0." : "0.");
+		memset(text + at, '1', n);
+		at += n;
+		/* and 1 or 0.1 followed by n zeros */
+		at += (size_t)sprintf(text + at, ",1\n%s", k ? "0.1" : "1.");
+		memset(text + at, '0', n);
+		strcpy(text + at + n, ",2\n");
+		want[0] = k ? -(float)(1.0 / 9.0) : (float)(1.0 / 9.0);
+		want[1] = 1;
+		want[2] = k ? 0.1f : 1;
+		want[3] = 2;
+		csv_expect(text, 2, 2, want);
+	}
+	free(text);
+}
+
+/* the header skipped is reported, so the caller can say so */
+static void test_csv_header_reported(void **state)
+{
+	static const struct {
+		const char *text;
+		uint64_t line;
+		const char *header;
+	} cases[] = {
+		{ "d0,d1\n1,2\n", 1, "d0,d1" },
+		{ "# c\n\n  pos val  \n1 2\n", 3, "pos val" },
+		{ "\xef\xbb\xbf" "a,b\r\n1,2\r\n", 1, "a,b" },
+		{ "x,,y\n1,2,3\n", 1, "x,,y" },
+		{ "t\xc3\xa9\x1b,b\n1,2\n", 1, "t\xc3\xa9\\x1b,b" },
+		{ "1,2\n3,4\n", 0, "" },
+		{ "nan,inf\n1,2\n", 0, "" },
+	};
+	struct pe_matrix m;
+	struct pe_table_info info;
+	struct pe_error err = { PE_OK, "" };
+	unsigned char *b;
+	size_t i, n;
+
+	(void)state;
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		n = strlen(cases[i].text);
+		b = dup_exact(cases[i].text, n);
+		memset(&info, 0x55, sizeof info);
+		if (pe_csv_parse(b, n, "x.csv", &m, &info, &err) != 0)
+			fail_msg("'%s': %s", cases[i].text, err.msg);
+		assert_int_equal(info.header_line, cases[i].line);
+		if (cases[i].line)
+			assert_string_equal(info.header, cases[i].header);
+		assert_int_equal(m.rows, cases[i].line ? 1 : 2);
+		pe_matrix_free(&m);
+		free(b);
+	}
 }
 
 /* ---- raw ------------------------------------------------------------------ */
@@ -1591,6 +1810,7 @@ int main(void)
 		cmocka_unit_test(test_npy_refused_files),
 		cmocka_unit_test(test_npy_header_variants),
 		cmocka_unit_test(test_npy_host_order_and_big_endian),
+		cmocka_unit_test(test_npy_descr_spellings),
 		cmocka_unit_test(test_npy_trailing_bytes),
 		cmocka_unit_test(test_npy_corrupt),
 		cmocka_unit_test(test_half_all_values),
@@ -1604,10 +1824,13 @@ int main(void)
 		cmocka_unit_test(test_st_listing_long_name),
 		cmocka_unit_test(test_st_reference_vectors),
 		cmocka_unit_test(test_st_header_errors),
+		cmocka_unit_test(test_st_nul_names),
 		cmocka_unit_test(test_st_gpt2_sparse),
 		cmocka_unit_test(test_csv_good),
 		cmocka_unit_test(test_csv_not_terminated),
 		cmocka_unit_test(test_csv_bad),
+		cmocka_unit_test(test_csv_long_numbers),
+		cmocka_unit_test(test_csv_header_reported),
 		cmocka_unit_test(test_raw),
 		cmocka_unit_test(test_sniff),
 		cmocka_unit_test(test_parse_usage),

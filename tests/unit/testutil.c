@@ -125,3 +125,23 @@ uint64_t pe_test_rand(uint64_t *state)
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
 	return z ^ (z >> 31);
 }
+
+int pe_test_fill_from(const void *ctx, uint64_t r0, size_t nrows, void *out,
+		      struct pe_error *err)
+{
+	const struct pe_test_src *s = ctx;
+
+	(void)err;
+	memcpy(out, (const char *)s->data + r0 * s->cols * 4, nrows * s->cols * 4);
+	return 0;
+}
+
+struct pe_rope_params pe_test_rope_params(uint64_t n, uint64_t R)
+{
+	struct pe_rope_params p;
+
+	pe_rope_defaults(&p);
+	p.positions = n;
+	p.rotary_dim = R;
+	return p;
+}

@@ -13,6 +13,8 @@
 
 #include <cmocka.h>
 
+#include "core/rope.h"
+
 /* |actual - expected| <= abs_tol + rel_tol * |expected|, else fail printing
  * both values (and what) */
 #define assert_close(actual, expected, abs_tol, rel_tol) \
@@ -62,5 +64,19 @@ uint64_t pe_test_rand(uint64_t *state);
 
 /* Path of a file in the source tree (PE_SOURCE_DIR/rel); static buffer. */
 const char *pe_source_path(const char *rel);
+
+/* A tensor's rows from memory: data holds rows of cols 4-byte values
+ * (float or int32); pe_test_fill_from is a pe_fill_fn over it. */
+struct pe_test_src {
+	const void *data;
+	size_t cols;
+};
+
+struct pe_error;
+int pe_test_fill_from(const void *ctx, uint64_t r0, size_t nrows, void *out,
+		      struct pe_error *err);
+
+/* RoPE parameters at their defaults with n positions and rotary width R. */
+struct pe_rope_params pe_test_rope_params(uint64_t n, uint64_t R);
 
 #endif
