@@ -113,7 +113,7 @@ $(B)/tests/%: tests/unit/%.c $(TEST_HELPERS) $(B)/libposenc.a
 
 # The fuzz targets built with the normal compiler and tests/fuzz/driver.c as
 # main: make check replays every seed and regression input through them.
-FUZZ_TARGETS = npy safetensors csv raw table list hfconfig numbers values cli
+FUZZ_TARGETS = npy safetensors csv raw table list hfconfig numbers values cli mrope
 FUZZ_REPLAY := $(FUZZ_TARGETS:%=$(B)/fuzz/fuzz_%)
 
 $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/driver.c tests/fuzz/fuzz.h $(B)/libposenc.a

@@ -11,7 +11,7 @@
 
 /* Every kind, in --help order: each is the struct pe_gen_kind
  * pe_kind_<name> of its gen_<name>.c. */
-#define PE_KIND_LIST(X) X(sinusoidal) X(learned) X(rope) X(alibi) X(sincos2d) X(axial) X(timestep)
+#define PE_KIND_LIST(X) X(sinusoidal) X(learned) X(rope) X(alibi) X(sincos2d) X(axial) X(timestep) X(mrope)
 
 #define DECLARE(k) extern const struct pe_gen_kind pe_kind_##k;
 PE_KIND_LIST(DECLARE)

@@ -757,6 +757,21 @@ static void fill_gguf(const struct pe_rope_view *v, uint64_t r0, size_t nrows, v
 	}
 }
 
+float pe_rope_exact(const struct pe_rope *r, size_t j, int64_t pos, int want_cos)
+{
+	double s, c, x;
+	float val;
+
+	/* att (s or c) within att err + 2^-53 |y|: pe_f32_sure's margin as
+	 * in step_margin */
+	pe_sincos_pf(&r->freq[j], pos, &s, &c);
+	x = (want_cos ? c : s) * r->attention;
+	if (!pe_f32_sure(x, r->attention * (r->freq[j].err + 0x1p-50) + 0x1p-1073, &val) &&
+	    !pe_sincos_sure_fine(&r->freq[j], x, r->attention, &val))
+		val = pe_sincos_pf_f32(&r->freq[j], pos, want_cos, r->attention);
+	return val;
+}
+
 static int pe_rope_fill(const void *ctx, uint64_t r0, size_t nrows, void *out, struct pe_error *err)
 {
 	const struct pe_rope_view *v = ctx;
@@ -764,8 +779,7 @@ static int pe_rope_fill(const void *ctx, uint64_t r0, size_t nrows, void *out, s
 	enum pe_layout layout = r->p.layout;
 	size_t n = r->nfreq, R = (size_t)r->p.rotary_dim, i, j;
 	int f32 = r->p.precision == PE_ROPE_FLOAT32, want_cos = v->table == PE_ROPE_COS;
-	float *row, val;
-	double s, c, x;
+	float *row;
 	int64_t pos;
 
 	(void)err;
@@ -797,14 +811,7 @@ static int pe_rope_fill(const void *ctx, uint64_t r0, size_t nrows, void *out, s
 				put(row, j, n, layout, pe_angle_pf_f32(&r->freq[j], pos));
 				continue;
 			}
-			/* att (s or c) within att err + 2^-53 |y|: pe_f32_sure's
-			 * margin as in step_margin */
-			pe_sincos_pf(&r->freq[j], pos, &s, &c);
-			x = (want_cos ? c : s) * r->attention;
-			if (!pe_f32_sure(x, r->attention * (r->freq[j].err + 0x1p-50) + 0x1p-1073, &val) &&
-			    !pe_sincos_sure_fine(&r->freq[j], x, r->attention, &val))
-				val = pe_sincos_pf_f32(&r->freq[j], pos, want_cos, r->attention);
-			put(row, j, n, layout, val);
+			put(row, j, n, layout, pe_rope_exact(r, j, pos, want_cos));
 		}
 	}
 	return 0;

@@ -208,5 +208,11 @@ void pe_rope_free(struct pe_rope *r);
 int pe_rope_tensor(struct pe_rope *r, enum pe_rope_table table, struct pe_tensor *t,
 		   struct pe_error *err);
 
+/* One value of the exact cos (want_cos) or sin table: attention * cos or
+ * sin of pos * inv_j, correctly rounded to float32, for a position within
+ * those r was made for (offset .. offset + positions - 1) and j < R/2; any
+ * precision (the exact frequencies are always prepared).  Thread-safe. */
+float pe_rope_exact(const struct pe_rope *r, size_t j, int64_t pos, int want_cos);
+
 
 #endif

@@ -1,4 +1,4 @@
-/* Element encodings of float tables (io/elem.h). */
+/* Element encodings of tables (io/elem.h). */
 #include "io/elem.h"
 
 #include <math.h>
@@ -17,9 +17,35 @@ size_t pe_elem_size(enum pe_elem e)
 	case PE_ELEM_F32:
 		return 4;
 	case PE_ELEM_F64:
+	case PE_ELEM_I64:
+	case PE_ELEM_U64:
 		return 8;
+	case PE_ELEM_I8:
+	case PE_ELEM_U8:
+		return 1;
+	case PE_ELEM_I16:
+	case PE_ELEM_U16:
+		return 2;
+	case PE_ELEM_I32:
+	case PE_ELEM_U32:
+		return 4;
 	}
 	return 0;
+}
+
+/* one integer element, rounded to nearest float */
+static float int_to_float(const unsigned char *p, enum pe_elem e, int big)
+{
+	size_t k, sz = pe_elem_size(e);
+	uint64_t u = 0;
+	int neg;
+
+	for (k = 0; k < sz; k++)
+		u |= (uint64_t)p[big ? sz - 1 - k : k] << (8 * k);
+	neg = e <= PE_ELEM_I64 && e >= PE_ELEM_I8 && (u >> (8 * sz - 1)) & 1;
+	if (neg)	/* two's complement of sz bytes: minus its complement */
+		return -(float)((~u & (sz == 8 ? UINT64_MAX : ((uint64_t)1 << (8 * sz)) - 1)) + 1);
+	return (float)u;
 }
 
 size_t pe_elems_to_float(float *dst, size_t stride, const unsigned char *src, size_t n,
@@ -57,6 +83,10 @@ size_t pe_elems_to_float(float *dst, size_t stride, const unsigned char *src, si
 			dst[i * stride] = (float)d;
 			over += isfinite(d) && isinf(dst[i * stride]);
 		}
+		break;
+	default:
+		for (i = 0; i < n; i++, src += pe_elem_size(e))
+			dst[i * stride] = int_to_float(src, e, big);
 		break;
 	}
 	return over;

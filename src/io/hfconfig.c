@@ -134,7 +134,11 @@ static int list(struct ctx *c, const cJSON *obj, const char *dict, const char *k
 
 /* ---- what each model family's config class does (transformers 5.18) ---- */
 
-enum { PE_HF_PARTIAL_IN_DEFAULT = 1, PE_HF_INTERLEAVED = 2, PE_HF_POLAR = 4, PE_HF_MSCALE_SOFTMAX = 8 };
+enum {
+	PE_HF_PARTIAL_IN_DEFAULT = 1, PE_HF_INTERLEAVED = 2, PE_HF_POLAR = 4,
+	PE_HF_MROPE_AS_DEFAULT = 8, PE_HF_MROPE_CHUNKED = 16, PE_HF_MROPE_INTERLEAVED = 32,
+	PE_HF_MROPE_SPLIT = 64, PE_HF_MROPE_TIMED = 128, PE_HF_MSCALE_SOFTMAX = 256
+};
 
 struct family {
 	const char *model_type;
@@ -390,6 +394,25 @@ static const cJSON *text_model(const cJSON *root, struct pe_hfconfig *h)
 	return t;
 }
 
+/* What the multimodal position ids read from vision_config. */
+static int vision(struct ctx *c, const cJSON *root, struct pe_hfconfig *h)
+{
+	const cJSON *v = item(root, "vision_config");
+	double tps = 0;
+	int present;
+
+	if (!v)
+		return 0;
+	if (!cJSON_IsObject(v))
+		return bad(c, NULL, "vision_config", "an object or null", v);
+	if (count(c, v, "vision_config", "spatial_merge_size", &h->spatial_merge) != 0 ||
+	    number(c, v, "vision_config", "tokens_per_second", NUM_POSITIVE, &tps, &present) != 0)
+		return -1;
+	if (present)
+		h->tokens_per_second = tps;
+	return 0;
+}
+
 /* The softmax scale's head dim of an MLA family: qk_nope_head_dim +
  * qk_rope_head_dim, as their config classes set qk_head_dim, else a
  * qk_head_dim the file gives; 0 when it says neither. */
@@ -445,8 +468,16 @@ static int model(struct ctx *c, const cJSON *root, struct build *b)
 	h->interleaved = strcmp(h->model_type, "gptj") == 0 ||
 			 (b->fam && (b->fam->flags & PE_HF_INTERLEAVED));
 	h->polar = b->fam && (b->fam->flags & PE_HF_POLAR);
+	if (b->fam && (b->fam->flags & PE_HF_MROPE_CHUNKED))
+		h->mrope = PE_HF_MROPE_CHUNKS;
+	if (b->fam && (b->fam->flags & PE_HF_MROPE_INTERLEAVED))
+		h->mrope = PE_HF_MROPE_INTERLEAVE;
+	h->mrope_split = b->fam && (b->fam->flags & PE_HF_MROPE_SPLIT);
+	h->mrope_timed = b->fam && (b->fam->flags & PE_HF_MROPE_TIMED);
 	h->mscale_softmax = b->fam && (b->fam->flags & PE_HF_MSCALE_SOFTMAX);
-	return h->mscale_softmax ? qk_head_dim(c, b->text, h) : 0;
+	if (h->mscale_softmax && qk_head_dim(c, b->text, h) != 0)
+		return -1;
+	return vision(c, root, h);
 }
 
 /* The class's default RoPE dict, or {"rope_type": "default"}. */
@@ -777,6 +808,20 @@ static int standardize(struct build *b, cJSON *d, const char *path, int nested)
 	double v;
 	int present;
 
+	/* Qwen2-VL's and Qwen2.5-VL's config classes read rope_type (else
+	 * type) "mrope" as "default" before standardizing */
+	if (b->fam && (b->fam->flags & PE_HF_MROPE_AS_DEFAULT)) {
+		const cJSON *k = t ? t : item(d, "type");
+
+		if (k && cJSON_IsString(k) && strcmp(k->valuestring, "mrope") == 0) {
+			if (t)
+				cJSON_SetValuestring((cJSON *)t, "default");
+			else if (!cJSON_AddStringToObject(d, "rope_type", "default"))
+				return nomem(b);
+			mark(b, d, "rope_type", PE_HF_GIVEN, "%s.%s", path, t ? "rope_type" : "type");
+			t = item(d, "rope_type");
+		}
+	}
 	if (!t) {
 		const cJSON *legacy = item(d, "type");
 		cJSON *s;
@@ -1080,6 +1125,37 @@ plain:
 	return 0;
 }
 
+/* mrope_section and mrope_interleaved as they are: transformers' validation
+ * ignores them, so a malformed one is the multimodal kind's problem alone. */
+static void mrope_keys(struct build *b, const cJSON *d, const char *path, struct pe_hfrope *r)
+{
+	const cJSON *v = item(d, "mrope_section"), *e;
+	const struct mark *m = marked(b, d, "mrope_section");
+
+	r->mrope_interleaved = -1;
+	if (cJSON_IsBool(item(d, "mrope_interleaved")))
+		r->mrope_interleaved = cJSON_IsTrue(item(d, "mrope_interleaved"));
+	snprintf(r->mrope_section_key, sizeof r->mrope_section_key, "%s",
+		 m && m->src[0] ? m->src : "");
+	if (!r->mrope_section_key[0])
+		snprintf(r->mrope_section_key, sizeof r->mrope_section_key, "%s.mrope_section", path);
+	if (!v)
+		return;
+	r->nsection = PE_HF_MROPE_BAD;
+	pe_json_text(v, r->mrope_section_text, sizeof r->mrope_section_text);
+	if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) > PE_HF_MROPE_MAX)
+		return;
+	r->nsection = 0;
+	cJSON_ArrayForEach(e, v) {
+		if (!cJSON_IsNumber(e) || !(e->valuedouble >= 0) || e->valuedouble > COUNT_MAX ||
+		    e->valuedouble != floor(e->valuedouble)) {
+			r->nsection = PE_HF_MROPE_BAD;
+			return;
+		}
+		r->mrope_section[r->nsection++] = (uint64_t)e->valuedouble;
+	}
+}
+
 /* One dict, standardized, into r. */
 static int resolve_type(struct build *b, cJSON *d, const char *name, struct pe_hfrope *r)
 {
@@ -1172,6 +1248,7 @@ static int resolve_type(struct build *b, cJSON *d, const char *name, struct pe_h
 	}
 	if (head_dim(b, r) != 0)
 		return -1;
+	mrope_keys(b, d, path, r);
 	/* most families' default RoPE reads no partial rotary factor */
 	r->partial_ignored = r->scaling == PE_ROPE_NONE && b->fam &&
 			     !(b->fam->flags & PE_HF_PARTIAL_IN_DEFAULT) &&

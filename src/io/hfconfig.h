@@ -47,6 +47,8 @@
 #define PE_HF_MAX_LAYERS ((uint64_t)1 << 16)
 #define PE_HF_NAME_MAX 48
 #define PE_HF_MAX_WARN 16
+#define PE_HF_MROPE_MAX 8
+#define PE_HF_MROPE_BAD ((size_t)-1)
 
 /* The parameters a config sets, in core/rope.h's words (pe_hf_param_names). */
 enum pe_hf_param {
@@ -85,6 +87,16 @@ struct pe_hfrope {
 	double *short_factor, *long_factor;		/* malloc'd, or NULL */
 	size_t nshort, nlong;
 	double llama4_beta;		/* llama_4_scaling_beta, 0 if absent */
+	/* M-RoPE's keys of the dict, read as they are (transformers ignores
+	 * them in its validation): mrope_section's integers (nsection 0 when
+	 * absent, PE_HF_MROPE_BAD when not a list of at most PE_HF_MROPE_MAX
+	 * non-negative integers; its text as written then), mrope_interleaved
+	 * (-1 when absent or not a boolean) */
+	uint64_t mrope_section[PE_HF_MROPE_MAX];
+	size_t nsection;
+	char mrope_section_key[112];	/* where it is (or would be) written */
+	char mrope_section_text[64];
+	int mrope_interleaved;
 	struct {
 		enum pe_hf_origin origin;
 		char key[112];		/* "rope_parameters.full_attention.rope_theta" */
@@ -99,6 +111,10 @@ enum pe_hf_qscale {
 	PE_HF_QSCALE_BETA	/* Ministral 3 / Mistral 4, every layer:
 				 * 1 + beta ln(1 + floor(p / L0)) */
 };
+
+/* How a family's rotary module composes the three position streams of
+ * multimodal RoPE (Qwen2-VL's chunks, Qwen3-VL's interleaving). */
+enum pe_hf_mrope { PE_HF_MROPE_NONE, PE_HF_MROPE_CHUNKS, PE_HF_MROPE_INTERLEAVE };
 
 enum { PE_HF_QGIVEN_FLOOR = 1, PE_HF_QGIVEN_ATTN = 2, PE_HF_QGIVEN_TUNING = 4 };
 
@@ -122,6 +138,13 @@ struct pe_hfconfig {
 	unsigned char *layer_kind;	/* per layer: index into kinds[] (malloc'd) */
 	char kinds[2 * PE_HF_MAX_TYPES][PE_HF_NAME_MAX];	/* layer_types' names */
 	size_t nkinds;
+	/* multimodal RoPE, as the family's code does it (transformers 5.18) */
+	enum pe_hf_mrope mrope;		/* its rotary module's composition */
+	int mrope_split;		/* get_rope_index splits each video into frames */
+	int mrope_timed;		/* ... spaces a video's temporal ids by
+					 * vision_config.tokens_per_second */
+	uint64_t spatial_merge;		/* vision_config.spatial_merge_size, 0 if absent */
+	double tokens_per_second;	/* vision_config.tokens_per_second, 0 if absent */
 	enum pe_hf_qscale qscale;
 	double floor_scale, attn_scale;	/* LLAMA4: floor_scale, attn_scale (8192, 0.1) */
 	double qbeta;			/* BETA: llama_4_scaling_beta of rope[qbeta_type] */

@@ -43,15 +43,14 @@ static int parse_npy(const unsigned char *buf, size_t len, const char *name,
 		     const struct pe_read_opts *o, struct pe_matrix *out,
 		     struct pe_table_info *info, struct pe_error *err)
 {
-	(void)o;
-	return pe_npy_parse(buf, len, name, out, info, err);
+	return pe_npy_parse_as(buf, len, name, o->integers, out, info, err);
 }
 
 static int parse_safetensors(const unsigned char *buf, size_t len, const char *name,
 			     const struct pe_read_opts *o, struct pe_matrix *out,
 			     struct pe_table_info *info, struct pe_error *err)
 {
-	return pe_safetensors_parse(buf, len, name, o->tensor, out, info, err);
+	return pe_safetensors_parse_as(buf, len, name, o->tensor, o->integers, out, info, err);
 }
 
 static int parse_csv(const unsigned char *buf, size_t len, const char *name,
@@ -162,7 +161,7 @@ enum pe_in_format pe_in_sniff(const unsigned char *buf, size_t len)
 	return PE_IN_CSV;
 }
 
-static const struct pe_read_opts no_opts = { PE_IN_AUTO, NULL, 0, 0 };
+static const struct pe_read_opts no_opts = { .format = PE_IN_AUTO };
 
 /* pe_table_parse's checks of o against the buffer (empty, raw without a
  * shape or with a header, a tensor name for another format): the reader

@@ -31,6 +31,9 @@ struct pe_read_opts {
 	enum pe_in_format format;	/* PE_IN_AUTO: pe_in_sniff */
 	const char *tensor;		/* safetensors: this tensor; NULL: the default rule */
 	uint64_t rows, cols;		/* raw: the shape (both >= 1) */
+	int integers;			/* npy and safetensors: integer dtypes too (npy i1-i8,
+					 * u1-u8; I8-I64, U8-U64), each value rounded to
+					 * float32 as NumPy's astype does (exact below 2^24) */
 };
 
 /* Any of the readers as o says (the sniffed format for PE_IN_AUTO): the

@@ -432,6 +432,26 @@ static int float_descr(const unsigned char *s, size_t n, enum pe_elem *e, int *b
 	return 1;
 }
 
+/* An integer descr ('<i8', '|u1', '=i4': a byte order, i or u, a size 1,
+ * 2, 4 or 8), read when pe_read_opts.integers asks: 1 with the element
+ * type and byte order ('=' and '|' the host's), else 0. */
+static int int_descr(const char *d, enum pe_elem *e, int *big)
+{
+	static const enum pe_elem is[] = { PE_ELEM_I8, PE_ELEM_I16, PE_ELEM_I32, PE_ELEM_I64 };
+	static const enum pe_elem us[] = { PE_ELEM_U8, PE_ELEM_U16, PE_ELEM_U32, PE_ELEM_U64 };
+	int k;
+
+	if (strlen(d) != 3 || !strchr("<>=|", d[0]) || (d[1] != 'i' && d[1] != 'u'))
+		return 0;
+	for (k = 0; k < 4; k++)
+		if (d[2] == "1248"[k]) {
+			*e = d[1] == 'i' ? is[k] : us[k];
+			*big = d[0] == '>' || (d[0] != '<' && pe_host_big_endian());
+			return 1;
+		}
+	return 0;
+}
+
 static int pickled(const char *d)
 {
 	return d[0] == 'O' || (d[0] && strchr("<>=|", d[0]) && d[1] == 'O');
@@ -464,8 +484,9 @@ static int data_fits(const struct npy *h, size_t len, size_t isz, const char *na
 	return 0;
 }
 
-int pe_npy_locate(const unsigned char *buf, size_t len, const char *name,
-		  struct pe_table_loc *loc, struct pe_table_info *info, struct pe_error *err)
+/* Where the values lie; integer dtypes only when ints (position ids). */
+static int locate_as(const unsigned char *buf, size_t len, const char *name, int ints,
+		     struct pe_table_loc *loc, struct pe_table_info *info, struct pe_error *err)
 {
 	struct npy h;
 	enum pe_elem e;
@@ -477,10 +498,10 @@ int pe_npy_locate(const unsigned char *buf, size_t len, const char *name,
 	if (pickled(h.descr))
 		return pe_fail(err, PE_ERR_DATA, "%s: pickled Python objects are refused (dtype '%s')",
 			       name, h.descr);
-	if (!float_descr(h.raw, h.rawn, &e, &big))
+	if (!float_descr(h.raw, h.rawn, &e, &big) && !(ints && int_descr(h.descr, &e, &big)))
 		return pe_fail(err, PE_ERR_DATA,
-			       "%s: dtype '%s' is not float16, float32 or float64",
-			       name, h.descr);
+			       "%s: dtype '%s' is not float16, float32 or float64%s",
+			       name, h.descr, ints ? " (or i1-i8, u1-u8)" : "");
 	loc->elem = e;
 	loc->big = big;
 	loc->fortran = h.fortran;
@@ -498,8 +519,14 @@ int pe_npy_locate(const unsigned char *buf, size_t len, const char *name,
 	return 0;
 }
 
-int pe_npy_parse(const unsigned char *buf, size_t len, const char *name, struct pe_matrix *out,
-		 struct pe_table_info *info, struct pe_error *err)
+int pe_npy_locate(const unsigned char *buf, size_t len, const char *name,
+		  struct pe_table_loc *loc, struct pe_table_info *info, struct pe_error *err)
+{
+	return locate_as(buf, len, name, 0, loc, info, err);
+}
+
+int pe_npy_parse_as(const unsigned char *buf, size_t len, const char *name, int ints,
+		    struct pe_matrix *out, struct pe_table_info *info, struct pe_error *err)
 {
 	struct pe_table_loc loc;
 	uint64_t rows, cols, j;
@@ -507,7 +534,7 @@ int pe_npy_parse(const unsigned char *buf, size_t len, const char *name, struct 
 	const unsigned char *data;
 
 	memset(out, 0, sizeof *out);
-	if (pe_npy_locate(buf, len, name, &loc, info, err) != 0)
+	if (locate_as(buf, len, name, ints, &loc, info, err) != 0)
 		return -1;
 	rows = loc.rows;
 	cols = loc.cols;
@@ -530,6 +557,12 @@ int pe_npy_parse(const unsigned char *buf, size_t len, const char *name, struct 
 			       name, over);
 	}
 	return 0;
+}
+
+int pe_npy_parse(const unsigned char *buf, size_t len, const char *name, struct pe_matrix *out,
+		 struct pe_table_info *info, struct pe_error *err)
+{
+	return pe_npy_parse_as(buf, len, name, 0, out, info, err);
 }
 
 int pe_npy_extent(const unsigned char *buf, size_t len, uint64_t *total)

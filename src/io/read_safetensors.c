@@ -46,19 +46,20 @@
 struct dtype {
 	const char *name;
 	unsigned bits;
-	int elem;		/* enum pe_elem, or -1: not a table */
+	int elem;		/* enum pe_elem; -1: not a table; -(enum pe_elem): an
+				 * integer, a table when pe_read_opts.integers asks */
 };
 
 /* tensor.rs enum Dtype and Dtype::bitsize */
 static const struct dtype dtypes[] = {
 	{ "BOOL", 8, -1 },	  { "F4", 4, -1 },	     { "F6_E2M3", 6, -1 },
-	{ "F6_E3M2", 6, -1 },	  { "U8", 8, -1 },	     { "I8", 8, -1 },
+	{ "F6_E3M2", 6, -1 },	  { "U8", 8, -PE_ELEM_U8 }, { "I8", 8, -PE_ELEM_I8 },
 	{ "F8_E5M2", 8, -1 },	  { "F8_E4M3", 8, -1 },	     { "F8_E8M0", 8, -1 },
-	{ "F8_E4M3FNUZ", 8, -1 }, { "F8_E5M2FNUZ", 8, -1 },  { "I16", 16, -1 },
-	{ "U16", 16, -1 },	  { "F16", 16, PE_ELEM_F16 }, { "BF16", 16, PE_ELEM_BF16 },
-	{ "I32", 32, -1 },	  { "U32", 32, -1 },	     { "F32", 32, PE_ELEM_F32 },
-	{ "C64", 64, -1 },	  { "F64", 64, PE_ELEM_F64 }, { "I64", 64, -1 },
-	{ "U64", 64, -1 },
+	{ "F8_E4M3FNUZ", 8, -1 }, { "F8_E5M2FNUZ", 8, -1 },  { "I16", 16, -PE_ELEM_I16 },
+	{ "U16", 16, -PE_ELEM_U16 }, { "F16", 16, PE_ELEM_F16 }, { "BF16", 16, PE_ELEM_BF16 },
+	{ "I32", 32, -PE_ELEM_I32 }, { "U32", 32, -PE_ELEM_U32 }, { "F32", 32, PE_ELEM_F32 },
+	{ "C64", 64, -1 },	  { "F64", 64, PE_ELEM_F64 }, { "I64", 64, -PE_ELEM_I64 },
+	{ "U64", 64, -PE_ELEM_U64 },
 };
 
 #define NDTYPES (sizeof dtypes / sizeof dtypes[0])
@@ -558,24 +559,29 @@ static int choose(const struct st *f, const char *want, size_t *pick)
 				      : "no tensor is named wpe.weight, position_embeddings.weight, embed_positions.weight or pos_embed");
 }
 
-int pe_safetensors_locate(const unsigned char *buf, size_t len, const char *name,
-			  const char *tensor_name, struct pe_table_loc *loc,
-			  struct pe_table_info *info, struct pe_error *err)
+/* Where the tensor's values lie; integer dtypes only when ints. */
+static int locate_as(const unsigned char *buf, size_t len, const char *name,
+		     const char *tensor_name, int ints, struct pe_table_loc *loc,
+		     struct pe_table_info *info, struct pe_error *err)
 {
 	struct st f;
 	const struct entry *e;
 	uint64_t shape[PE_READ_MAX_NDIM];
 	char what[120], tb[100];
 	size_t pick = 0;
-	int nd, rc = -1;
+	int nd, rc = -1, elem;
 
 	memset(loc, 0, sizeof *loc);
 	if (st_open(&f, buf, len, name, err) != 0 || choose(&f, tensor_name, &pick) != 0)
 		goto out;
 	e = &f.e[pick];
-	if (dtypes[e->dtype].elem < 0) {
-		rc = pe_fail(err, PE_ERR_DATA, "%s: tensor '%s' is %s; a table is F32, F16, BF16 or F64",
-			     name, shown(e->name, tb, sizeof tb), dtypes[e->dtype].name);
+	elem = dtypes[e->dtype].elem;
+	if (ints && elem < -1)
+		elem = -elem;
+	if (elem < 0) {
+		rc = pe_fail(err, PE_ERR_DATA, "%s: tensor '%s' is %s; a table is F32, F16, BF16 or F64%s",
+			     name, shown(e->name, tb, sizeof tb), dtypes[e->dtype].name,
+			     ints ? " (or I8-I64, U8-U64)" : "");
 		goto out;
 	}
 	nd = shape_of(e, shape);
@@ -583,7 +589,7 @@ int pe_safetensors_locate(const unsigned char *buf, size_t len, const char *name
 	if (pe_shape_table(shape, nd, 0, name, what, &loc->rows, &loc->cols, err) != 0)
 		goto out;
 	loc->off = (size_t)(f.data_start + e->begin);
-	loc->elem = (enum pe_elem)dtypes[e->dtype].elem;
+	loc->elem = (enum pe_elem)elem;
 	if (info) {
 		info->format = PE_IN_SAFETENSORS;
 		snprintf(info->dtype, sizeof info->dtype, "%s", dtypes[e->dtype].name);
@@ -598,9 +604,23 @@ out:
 	return rc;
 }
 
+int pe_safetensors_locate(const unsigned char *buf, size_t len, const char *name,
+			  const char *tensor_name, struct pe_table_loc *loc,
+			  struct pe_table_info *info, struct pe_error *err)
+{
+	return locate_as(buf, len, name, tensor_name, 0, loc, info, err);
+}
+
 int pe_safetensors_parse(const unsigned char *buf, size_t len, const char *name,
 			 const char *tensor_name, struct pe_matrix *out, struct pe_table_info *info,
 			 struct pe_error *err)
+{
+	return pe_safetensors_parse_as(buf, len, name, tensor_name, 0, out, info, err);
+}
+
+int pe_safetensors_parse_as(const unsigned char *buf, size_t len, const char *name,
+			    const char *tensor_name, int ints, struct pe_matrix *out,
+			    struct pe_table_info *info, struct pe_error *err)
 {
 	struct pe_table_info own;
 	struct pe_table_loc loc;
@@ -609,7 +629,7 @@ int pe_safetensors_parse(const unsigned char *buf, size_t len, const char *name,
 	memset(out, 0, sizeof *out);
 	if (!info)
 		info = &own;
-	if (pe_safetensors_locate(buf, len, name, tensor_name, &loc, info, err) != 0 ||
+	if (locate_as(buf, len, name, tensor_name, ints, &loc, info, err) != 0 ||
 	    pe_read_alloc(out, loc.rows, loc.cols, name, err) != 0)
 		return -1;
 	if (pe_elems_to_float(out->v, 1, buf + loc.off, (size_t)(loc.rows * loc.cols), loc.elem,

@@ -12,7 +12,7 @@
 int pe_table_stream_open(struct pe_table_stream *s, const char *path, size_t max_bytes,
 			 const struct pe_read_opts *o, struct pe_error *err)
 {
-	static const struct pe_read_opts none = { PE_IN_AUTO, NULL, 0, 0 };
+	static const struct pe_read_opts none = { .format = PE_IN_AUTO };
 	struct pe_read_opts named;
 	struct pe_table_loc loc;
 	int rc;

@@ -23,7 +23,8 @@
  *   raw          little-endian float32, row-major, the shape given
  *
  * Every table becomes a float32 struct pe_matrix: f2 and bf16 exactly, f8
- * rounded to nearest.  Leading dimensions of size 1 are dropped ([1, 197,
+ * rounded to nearest; integer dtypes only when pe_read_opts.integers asks
+ * (position ids), rounded to nearest beyond 2^24.  Leading dimensions of size 1 are dropped ([1, 197,
  * 768], timm's pos_embed, is 197 x 768); what is left must be 1-D or 2-D.
  *
  * The bytes are untrusted: every length is bounded before anything is
@@ -91,6 +92,13 @@ int pe_npy_parse(const unsigned char *buf, size_t len, const char *name, struct 
 int pe_safetensors_parse(const unsigned char *buf, size_t len, const char *name,
 			 const char *tensor, struct pe_matrix *out, struct pe_table_info *info,
 			 struct pe_error *err);
+/* pe_npy_parse and pe_safetensors_parse, also taking integer dtypes when
+ * ints (pe_read_opts.integers). */
+int pe_npy_parse_as(const unsigned char *buf, size_t len, const char *name, int ints,
+		    struct pe_matrix *out, struct pe_table_info *info, struct pe_error *err);
+int pe_safetensors_parse_as(const unsigned char *buf, size_t len, const char *name,
+			    const char *tensor, int ints, struct pe_matrix *out,
+			    struct pe_table_info *info, struct pe_error *err);
 int pe_csv_parse(const unsigned char *buf, size_t len, const char *name, struct pe_matrix *out,
 		 struct pe_table_info *info, struct pe_error *err);
 int pe_raw_parse(const unsigned char *buf, size_t len, const char *name, uint64_t rows,

@@ -33,7 +33,7 @@ check "bash: -o completes into directories (compopt -o filenames)" \
 check "bash: plot's files complete into directories" \
 	grep -q '^		compopt -o filenames 2>/dev/null$' "$T/posenc.bash"
 check "bash: a command from its start" [ "$(comp sim)" = "similarity" ]
-check "bash: kinds" [ "$(comp generate '')" = "sinusoidal learned rope alibi sincos2d axial timestep" ]
+check "bash: kinds" [ "$(comp generate '')" = "sinusoidal learned rope alibi sincos2d axial timestep mrope" ]
 check "bash: options from a prefix" [ "$(comp generate --pre)" = "--preset --precision --prefix-tokens" ]
 check "bash: every kind's presets" [ "$(comp generate --preset '')" = "vaswani t2t fairseq marian gpt2 bert scaled mae timm pixtral qwen2-vl-vision llama4-vision flux wan hunyuan-video rope-vit ddpm sd dit pixart sd3 auraflow qwen-image" ]
 check "bash: similarity's own preset" [ "$(comp similarity --preset wang)" = "wang-chen" ]

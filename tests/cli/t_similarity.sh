@@ -446,7 +446,7 @@ wait "$writer"
 check "a FIFO with a writer is read" ok_and [ "$(wc -l <"$T/out")" -eq 6 ]
 fails 2 "-i FILE and a KIND" "give a KIND or -i FILE, not both$" \
 	similarity sinusoidal -i "$S/whole.csv" -o "$T/eo/o.csv"
-fails 2 "neither -i nor a KIND" "give -i FILE or a KIND (one of: sinusoidal, learned, rope, alibi, sincos2d, axial, timestep)$" \
+fails 2 "neither -i nor a KIND" "give -i FILE or a KIND (one of: sinusoidal, learned, rope, alibi, sincos2d, axial, timestep, mrope)$" \
 	similarity -o "$T/eo/o.csv"
 fails 2 "-n with -i" "--positions applies to a generated table (KIND), not to -i FILE$" \
 	similarity -i "$S/whole.csv" -n 5 -o "$T/eo/o.csv"

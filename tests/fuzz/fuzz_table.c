@@ -1,8 +1,10 @@
 /* fuzz_table - pe_table_parse with PE_IN_AUTO: the sniffing, then whichever
- * reader it picks, on the whole input.  And the stream bound (readers.h's
- * extents, what a pipe is read up to): a file that parses is exactly as
- * long as its safetensors header says, at least as long as its npy header
- * says, and a prefix that holds the header gives the same length. */
+ * reader it picks, on the whole input; integer dtypes taken when the
+ * input's length is odd (pe_read_opts.integers).  And the stream bound
+ * (readers.h's extents, what a pipe is read up to): a file that parses is
+ * exactly as long as its safetensors header says, at least as long as its
+ * npy header says, and a prefix that holds the header gives the same
+ * length. */
 #include "fuzz.h"
 #include "io/read.h"
 
@@ -23,12 +25,14 @@ static void check_extent(int (*extent)(const unsigned char *, size_t, uint64_t *
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct pe_read_opts o = { PE_IN_AUTO, NULL, 0, 0 };
+	struct pe_read_opts o = { PE_IN_AUTO, NULL, 0, 0, 0 };
 	struct pe_matrix m = { 0 };
 	struct pe_table_info info;
 	struct pe_error err = { 0 };
-	int rc = pe_table_parse(data, size, "fuzz.in", &o, &m, &info, &err);
+	int rc;
 
+	o.integers = (int)(size & 1);
+	rc = pe_table_parse(data, size, "fuzz.in", &o, &m, &info, &err);
 	if (rc == 0)
 		FUZZ_REQUIRE(info.format == pe_in_sniff(data, size));
 	if (pe_in_sniff(data, size) == PE_IN_NPY)

@@ -221,6 +221,17 @@ def value_seeds():
     return {"v%02d" % i: bytes([(i * 3) % 256]) + s.encode() for i, s in enumerate(texts)}
 
 
+def mrope_seeds():
+    # first byte picks rule, frames, timing, merge, layout (see fuzz_mrope.c)
+    seqs = ["text:3,image:1x4x6,text:2", "text:3,video:4x4x6@1.0,text:2", "image:4x6",
+            "text:3,video:1x4x6,text:2,video:1x4x6,text:2", " text:1 , image:1x4x3 ,text:1 ",
+            "video:3x6x4@0.5,text:7,image:2x2x2", "text:2147483647,text:2", "text:0", "imge:1x4x6",
+            "text:3,,text:2", "video:1x4x6@", "video:1x4x6@nan", "video:16777216x2x2@1e30",
+            "image:1x4x5", "image:1x4x6x2", "text:99999999999999999999", "", ",", "text:3,"]
+    firsts = [0x00, 0x01, 0x16, 0x17, 0x02, 0x0c, 0x10, 0x80, 0x24, 0xff]
+    return {"s%02d" % i: bytes([firsts[i % len(firsts)]]) + q.encode() for i, q in enumerate(seqs)}
+
+
 def cli_seeds():
     argvs = [
         "generate sinusoidal -n 8 -d 4",
@@ -283,6 +294,10 @@ def cli_seeds():
         "resample -i in/e.npy --grid 2x2 --prefix-tokens 0 --to 3x5 --antialias",
         "resample -i in/a.npy --grid 1x3 --to 2x2 --interp nearest -f json",
         "resample -i in/c.csv --to 2x2 --interp bilinear -o r.npy",
+        "generate mrope -d 8 --mrope-section 2,1,1 --sequence text:3,image:1x4x6,text:2 --table all -f json",
+        "generate mrope -d 8 --mrope-section 2,1,1 --sequence text:3,video:4x4x6@1,text:2 --tokens-per-second 2 --rule reference --table ids",
+        "generate mrope -d 8 --mrope-section 2,1,1 --mrope-layout interleaved --precision float32 --sequence video:2x4x4",
+        "generate mrope --from-config in/config.json --sequence text:2,image:2x2",
     ]
     return {"a%02d" % i: b"\0".join(w.encode() for w in a.split(" ")) for i, a in enumerate(argvs)}
 
@@ -310,9 +325,11 @@ def main():
         put("values", n, b)
     for n, b in cli_seeds().items():
         put("cli", n, b)
+    for n, b in mrope_seeds().items():
+        put("mrope", n, b)
     data = os.path.join(TOP, "tests", "data")
     for n in sorted(os.listdir(data)):
-        if n.startswith("rope_") and n.endswith(".json"):
+        if (n.startswith("rope_") or n.startswith("mrope_")) and n.endswith(".json"):
             with open(os.path.join(data, n), "rb") as f:
                 put("hfconfig", n, f.read())
     for n, b in {"empty.json": "", "array.json": "[1,2]", "null.json": "null",

@@ -42,6 +42,8 @@ GROUPS = [
     ("sincos2d", "ref_sincos2d.py", {}),
     ("files", "ref_files.py", {}),
     ("families", "ref_families.py", {}),
+    ("mrope", "ref_mrope.py", {}),
+    ("mrope-f32-avx2", "ref_mrope.py", {"ATEN_CPU_CAPABILITY": "avx2", "REF_TORCH_CPU": "avx2"}),
     ("explain", "ref_explain.py", {}),
     ("axial", "ref_axial.py", {}),
     ("axial-avx2", "ref_axial.py", {"ATEN_CPU_CAPABILITY": "avx2"}),

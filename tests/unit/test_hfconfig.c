@@ -448,6 +448,60 @@ static void test_keys(void **state)
 }
 
 /* the size bound: a file over 16 MiB is refused before parsing */
+/* multimodal RoPE: the flat Qwen2-VL and Qwen2.5-VL files (read into their
+ * text config, rope type "mrope" read as "default") and the nested Qwen3-VL
+ * one; the family's facts from transformers' code */
+static void test_mrope(void **state)
+{
+	static const char bad[] =
+		"{\"model_type\": \"qwen2_vl\", \"hidden_size\": 64, \"num_attention_heads\": 4,"
+		" \"rope_scaling\": {\"type\": \"mrope\", \"mrope_section\": [1, 2.5, 3]}}";
+	struct pe_hfconfig c;
+	struct pe_error err = { PE_OK, "" };
+
+	(void)state;
+	read_ok("tests/data/mrope_qwen2_vl.json", &c);
+	assert_int_equal(c.ntypes, 1);
+	assert_int_equal(c.rope[0].scaling, PE_ROPE_NONE);
+	assert_string_equal(c.rope[0].src[PE_HF_SCALING].key, "rope_scaling.type");
+	assert_true(c.rope[0].theta == 1e6 && c.rope[0].head_dim == 128);
+	assert_int_equal(c.rope[0].nsection, 3);
+	assert_true(c.rope[0].mrope_section[0] == 16 && c.rope[0].mrope_section[1] == 24 &&
+		    c.rope[0].mrope_section[2] == 24);
+	assert_string_equal(c.rope[0].mrope_section_key, "rope_scaling.mrope_section");
+	assert_int_equal(c.rope[0].mrope_interleaved, -1);
+	assert_int_equal(c.mrope, PE_HF_MROPE_CHUNKS);
+	assert_true(!c.mrope_split && !c.mrope_timed && c.family_known);
+	assert_true(c.spatial_merge == 2 && c.tokens_per_second == 0);
+	assert_int_equal(c.nwarn, 0);
+	pe_hfconfig_free(&c);
+
+	read_ok("tests/data/mrope_qwen2_5_vl.json", &c);
+	assert_true(c.mrope == PE_HF_MROPE_CHUNKS && c.mrope_timed && !c.mrope_split);
+	assert_true(c.tokens_per_second == 2 && c.rope[0].head_dim == 128);
+	pe_hfconfig_free(&c);
+
+	read_ok("tests/data/mrope_qwen3_vl.json", &c);
+	assert_string_equal(c.prefix, "text_config.");
+	assert_true(c.mrope == PE_HF_MROPE_INTERLEAVE && c.mrope_split && !c.mrope_timed);
+	assert_true(c.rope[0].theta == 5e6 && c.rope[0].mrope_interleaved == 1);
+	assert_true(c.rope[0].mrope_section[0] == 24 && c.rope[0].mrope_section[2] == 20);
+	assert_string_equal(c.rope[0].mrope_section_key, "text_config.rope_scaling.mrope_section");
+	assert_int_equal(c.spatial_merge, 2);
+	assert_int_equal(c.nwarn, 0);
+	pe_hfconfig_free(&c);
+
+	/* transformers does not validate mrope_section: read, marked bad */
+	assert_int_equal(pe_hfconfig_parse(bad, strlen(bad), "x.json", &c, &err), 0);
+	assert_true(c.rope[0].nsection == PE_HF_MROPE_BAD);
+	assert_string_equal(c.rope[0].mrope_section_text, "[1,2.5,3]");
+	pe_hfconfig_free(&c);
+	parse_bad("{\"vision_config\": {\"spatial_merge_size\": 1.5}}",
+		  "x.json: vision_config.spatial_merge_size must be a positive integer (at most 2^40), got '1.5'");
+	parse_bad("{\"vision_config\": {\"tokens_per_second\": -2}}",
+		  "x.json: vision_config.tokens_per_second must be a positive number, got '-2'");
+}
+
 static void test_too_large(void **state)
 {
 	char *path = pe_temp_path(".json");
@@ -556,6 +610,7 @@ int main(void)
 		cmocka_unit_test(test_bad_files),
 		cmocka_unit_test(test_bad_values),
 		cmocka_unit_test(test_too_large),
+		cmocka_unit_test(test_mrope),
 		cmocka_unit_test(test_keys),
 		cmocka_unit_test(test_per_layer_config),
 		cmocka_unit_test(test_bad_configs),

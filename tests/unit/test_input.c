@@ -665,7 +665,7 @@ static void test_stream_bounds(void **state)
 {
 	static const char npyh[] = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }";
 	static const char sth[] = "{\"a\":{\"dtype\":\"F32\",\"shape\":[2,3],\"data_offsets\":[0,24]}}";
-	struct pe_read_opts raw = { PE_IN_RAW, NULL, 2, 3 };
+	struct pe_read_opts raw = { .format = PE_IN_RAW, .rows = 2, .cols = 3 };
 	unsigned char npy[160], st[128], zeros[24] = { 0 };
 	char want[200];
 	size_t hn = sizeof npyh - 1, pad = 64 - (10 + hn + 1) % 64, sn = sizeof sth - 1;

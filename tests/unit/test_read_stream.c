@@ -105,7 +105,7 @@ static void test_safetensors_raw_csv(void **state)
 {
 	uint16_t half[7 * 5], bf[7 * 5];
 	float f[7 * 5];
-	struct pe_read_opts raw = { PE_IN_RAW, NULL, 7, 5 };
+	struct pe_read_opts raw = { .format = PE_IN_RAW, .rows = 7, .cols = 5 };
 	char *p;
 	size_t i;
 
@@ -141,7 +141,7 @@ static void test_errors(void **state)
 	double v[8] = { 1, 2, 3, 4, 5, 1e300, 7, 8 };
 	struct pe_error err = { PE_OK, "" };
 	struct pe_table_stream s;
-	struct pe_read_opts tensor = { PE_IN_AUTO, "x", 0, 0 };
+	struct pe_read_opts tensor = { .format = PE_IN_AUTO, .tensor = "x" };
 	float out[8];
 	size_t hl = 128 - 10, k;
 	char *p;

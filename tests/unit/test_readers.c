@@ -86,7 +86,7 @@ static void test_npy_fixtures(void **state)
 		{ "t_v2.npy", "<f4", 2 },	    { "t_v3.npy", "<f4", 2 },
 		{ "t_1x3x4.npy", "<f4", 3 },
 	};
-	struct pe_read_opts o = { PE_IN_AUTO, NULL, 0, 0 };
+	struct pe_read_opts o = { PE_IN_AUTO, NULL, 0, 0, 0 };
 	struct pe_matrix m;
 	struct pe_table_info info;
 	struct pe_error err = { PE_OK, "" };
@@ -111,7 +111,7 @@ static void test_npy_fixtures(void **state)
 
 static void test_npy_vector_and_scalar(void **state)
 {
-	struct pe_read_opts o = { PE_IN_AUTO, NULL, 0, 0 };
+	struct pe_read_opts o = { PE_IN_AUTO, NULL, 0, 0, 0 };
 	struct pe_matrix m;
 	struct pe_table_info info;
 	struct pe_error err;
@@ -735,7 +735,7 @@ static void test_st_dtypes(void **state)
 	for (pad = 0; pad < 4; pad += 3) {
 		b = st_four(pad, &len);
 		for (i = 0; i < 4; i++) {
-			struct pe_read_opts o = { PE_IN_AUTO, names[i], 0, 0 };
+			struct pe_read_opts o = { PE_IN_AUTO, names[i], 0, 0, 0 };
 
 			if (pe_table_parse(b, len, "x.safetensors", &o, &m, &info, &err) != 0)
 				fail_msg("%s: %s", names[i], err.msg);
@@ -751,6 +751,80 @@ static void test_st_dtypes(void **state)
 		}
 		free(b);
 	}
+}
+
+/* pe_read_opts.integers: npy and safetensors integers, each value rounded
+ * to float32 as NumPy's astype(float32) (2^24 + 1 is even-rounded down,
+ * -2^63 and 2^64 - 1 exact powers of two); refused without it */
+static void test_integers(void **state)
+{
+	static const int64_t i8v[4] = { 0, -3, 16777217, INT64_MIN };
+	static const float want_i8[4] = { 0, -3, 16777216, -9223372036854775808.0f };
+	struct pe_read_opts o = { PE_IN_AUTO, NULL, 0, 0, 1 };
+	struct pe_matrix m;
+	struct pe_error err = { PE_OK, "" };
+	unsigned char data[32], *b;
+	size_t len;
+	int k;
+
+	(void)state;
+	for (k = 0; k < 4; k++)
+		pe_put_u64le(data + 8 * k, (uint64_t)i8v[k]);
+	b = npy_raw(1, 0, ~(size_t)0,
+		    "{'descr': '<i8', 'fortran_order': False, 'shape': (2, 2), }\n", data, 32, &len);
+	assert_int_equal(pe_table_parse(b, len, "x.npy", &o, &m, NULL, &err), 0);
+	assert_true(m.rows == 2 && m.cols == 2);
+	for (k = 0; k < 4; k++)
+		assert_true(m.v[k] == want_i8[k]);
+	pe_matrix_free(&m);
+	o.integers = 0;
+	assert_int_equal(pe_table_parse(b, len, "x.npy", &o, &m, NULL, &err), -1);
+	assert_string_equal(err.msg, "x.npy: dtype '<i8' is not float16, float32 or float64");
+	free(b);
+
+	/* big-endian int16, one-byte unsigned ('|u1') */
+	data[0] = 0xff;
+	data[1] = 0xfe;
+	data[2] = 0x01;
+	data[3] = 0x00;
+	o.integers = 1;
+	b = npy_raw(1, 0, ~(size_t)0, "{'descr': '>i2', 'fortran_order': False, 'shape': (2,), }\n",
+		    data, 4, &len);
+	assert_int_equal(pe_table_parse(b, len, "x.npy", &o, &m, NULL, &err), 0);
+	assert_true(m.v[0] == -2 && m.v[1] == 256);
+	pe_matrix_free(&m);
+	free(b);
+	b = npy_raw(1, 0, ~(size_t)0, "{'descr': '|u1', 'fortran_order': False, 'shape': (2,), }\n",
+		    data, 2, &len);
+	assert_int_equal(pe_table_parse(b, len, "x.npy", &o, &m, NULL, &err), 0);
+	assert_true(m.v[0] == 255 && m.v[1] == 254);
+	pe_matrix_free(&m);
+	free(b);
+	b = npy_raw(1, 0, ~(size_t)0, "{'descr': '<c8', 'fortran_order': False, 'shape': (1,), }\n",
+		    data, 8, &len);
+	assert_int_equal(pe_table_parse(b, len, "x.npy", &o, &m, NULL, &err), -1);
+	assert_string_equal(err.msg, "x.npy: dtype '<c8' is not float16, float32 or float64 (or i1-i8, u1-u8)");
+	free(b);
+
+	/* safetensors I64 and U64 */
+	for (k = 0; k < 4; k++)
+		pe_put_u64le(data + 8 * k, (uint64_t)i8v[k]);
+	pe_put_u64le(data + 24, UINT64_MAX);
+	b = st_build("{\"a\":{\"dtype\":\"I64\",\"shape\":[3],\"data_offsets\":[0,24]},"
+		     "\"b\":{\"dtype\":\"U64\",\"shape\":[1],\"data_offsets\":[24,32]}}",
+		     0, data, 32, &len);
+	o.tensor = "a";
+	assert_int_equal(pe_table_parse(b, len, "x.safetensors", &o, &m, NULL, &err), 0);
+	assert_true(m.rows == 3 && m.v[0] == 0 && m.v[1] == -3 && m.v[2] == 16777216);
+	pe_matrix_free(&m);
+	o.tensor = "b";
+	assert_int_equal(pe_table_parse(b, len, "x.safetensors", &o, &m, NULL, &err), 0);
+	assert_true(m.v[0] == 18446744073709551616.0f);
+	pe_matrix_free(&m);
+	o.integers = 0;
+	assert_int_equal(pe_table_parse(b, len, "x.safetensors", &o, &m, NULL, &err), -1);
+	assert_string_equal(err.msg, "x.safetensors: tensor 'b' is U64; a table is F32, F16, BF16 or F64");
+	free(b);
 }
 
 static void st_shape_case(const char *shape, uint64_t rows, uint64_t cols)
@@ -1607,7 +1681,7 @@ static void test_raw(void **state)
 	struct pe_matrix m;
 	struct pe_table_info info;
 	struct pe_error err = { PE_OK, "" };
-	struct pe_read_opts o = { PE_IN_RAW, NULL, 2, 3 };
+	struct pe_read_opts o = { PE_IN_RAW, NULL, 2, 3, 0 };
 	int k;
 
 	(void)state;
@@ -1661,7 +1735,7 @@ static void test_sniff(void **state)
 
 static void test_parse_usage(void **state)
 {
-	struct pe_read_opts o = { PE_IN_AUTO, "wpe", 0, 0 };
+	struct pe_read_opts o = { PE_IN_AUTO, "wpe", 0, 0, 0 };
 	struct pe_matrix m;
 	struct pe_error err = { PE_OK, "" };
 	unsigned char *b;
@@ -1743,6 +1817,7 @@ int main(void)
 		cmocka_unit_test(test_bf16_and_f64),
 		cmocka_unit_test(test_elems_orders),
 		cmocka_unit_test(test_st_dtypes),
+		cmocka_unit_test(test_integers),
 		cmocka_unit_test(test_st_shapes),
 		cmocka_unit_test(test_st_default_rule),
 		cmocka_unit_test(test_st_listing_truncated),
