@@ -122,22 +122,30 @@ static void mp_angle(const struct pe_freq *fr, int64_t p, struct pe_mp *a)
 	pe_mp_mul(a, a, &u);
 }
 
-/* v rounded to float32 when v - err and v + err round alike (then so does
- * the exact value, within err of v); else v's own rounding, the best this
- * precision can do.  err is first widened by 2^-240 |v|: mp's relative
+/* v - err and v + err, err first widened by 2^-240 |v|: mp's relative
  * error in the series, the scaling and the truncation of v +- err. */
-static float mp_round_f32(const struct pe_mp *v, double err)
+static void mp_bracket(const struct pe_mp *v, double err, struct pe_mp *lo, struct pe_mp *hi)
 {
-	struct pe_mp e, lo, hi, w;
-	float a, b;
+	struct pe_mp e, w;
 
 	pe_mp_set_d(&e, err);
 	w = *v;
 	w.sign = w.sign != 0;
 	pe_mp_mul_2exp(&w, &w, -240);
 	pe_mp_add(&e, &e, &w);
-	pe_mp_sub(&lo, v, &e);
-	pe_mp_add(&hi, v, &e);
+	pe_mp_sub(lo, v, &e);
+	pe_mp_add(hi, v, &e);
+}
+
+/* v rounded to float32 when v - err and v + err round alike (then so does
+ * the exact value, within err of v); else v's own rounding, the best this
+ * precision can do. */
+static float mp_round_f32(const struct pe_mp *v, double err)
+{
+	struct pe_mp lo, hi;
+	float a, b;
+
+	mp_bracket(v, err, &lo, &hi);
 	a = pe_mp_to_f32(&lo);
 	b = pe_mp_to_f32(&hi);
 	if (memcmp(&a, &b, sizeof a) == 0)
@@ -475,16 +483,10 @@ static struct dd series(struct dd r, int want_cos)
  * bits can do (see mp_round_f32) */
 static double mp_round_d(const struct pe_mp *v, double err)
 {
-	struct pe_mp e, lo, hi, w;
+	struct pe_mp lo, hi;
 	double a, b;
 
-	pe_mp_set_d(&e, err);
-	w = *v;
-	w.sign = w.sign != 0;
-	pe_mp_mul_2exp(&w, &w, -240);
-	pe_mp_add(&e, &e, &w);
-	pe_mp_sub(&lo, v, &e);
-	pe_mp_add(&hi, v, &e);
+	mp_bracket(v, err, &lo, &hi);
 	a = pe_mp_to_d(&lo);
 	b = pe_mp_to_d(&hi);
 	if (memcmp(&a, &b, sizeof a) == 0)

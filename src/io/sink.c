@@ -105,35 +105,6 @@ void pe_sink_destroy(struct pe_sink *s)
 		s->ops->destroy(s);
 }
 
-size_t pe_sink_fmt(enum pe_dtype d, const void *data, size_t i, char *buf, double *v)
-{
-	const unsigned char *p = data;
-	uint16_t h;
-	int32_t k;
-	double x;
-	float f;
-
-	switch (d) {
-	case PE_I32:
-		memcpy(&k, p + 4 * i, 4);
-		*v = k;
-		return pe_fmt_i64(k, buf);
-	case PE_F16:
-	case PE_BF16:
-		memcpy(&h, p + 2 * i, 2);
-		*v = d == PE_F16 ? (double)pe_from_f16(h) : (double)pe_from_bf16(h);
-		return d == PE_F16 ? pe_fmt_f16(h, buf) : pe_fmt_bf16(h, buf);
-	case PE_F64:
-		memcpy(&x, p + 8 * i, 8);
-		*v = x;
-		return pe_fmt_f64(x, buf);
-	default:
-		memcpy(&f, p + 4 * i, 4);
-		*v = (double)f;
-		return pe_fmt_f32(f, buf);
-	}
-}
-
 double pe_sink_value(enum pe_dtype d, const void *data, size_t i)
 {
 	const unsigned char *p = data;
@@ -158,6 +129,30 @@ double pe_sink_value(enum pe_dtype d, const void *data, size_t i)
 	default:
 		memcpy(&f, p + 4 * i, 4);
 		return (double)f;
+	}
+}
+
+size_t pe_sink_fmt(enum pe_dtype d, const void *data, size_t i, char *buf, double *v)
+{
+	const unsigned char *p = data;
+	uint16_t h;
+	double x;
+	float f;
+
+	*v = pe_sink_value(d, data, i);
+	switch (d) {
+	case PE_I32:
+		return pe_fmt_i64((int64_t)*v, buf);
+	case PE_F16:
+	case PE_BF16:
+		memcpy(&h, p + 2 * i, 2);
+		return d == PE_F16 ? pe_fmt_f16(h, buf) : pe_fmt_bf16(h, buf);
+	case PE_F64:
+		memcpy(&x, p + 8 * i, 8);
+		return pe_fmt_f64(x, buf);
+	default:
+		memcpy(&f, p + 4 * i, 4);
+		return pe_fmt_f32(f, buf);
 	}
 }
 
