@@ -333,6 +333,10 @@ static uint64_t context(const struct ctx *k, struct pe_rnode *ps)
 		L = k->cfg->max_positions;
 		snprintf(key, sizeof key, "%smax_position_embeddings", k->cfg->prefix);
 		v = pe_rep_param(ps, "context", "config", key);
+	} else if (k->cfg && k->cfg->class_max_positions && !k->in->positions_given) {
+		L = k->cfg->class_max_positions;
+		snprintf(key, sizeof key, "%smax_position_embeddings (the class's)", k->cfg->prefix);
+		v = pe_rep_param(ps, "context", "default", key);
 	} else {
 		L = k->in->positions;
 		v = pe_rep_param(ps, "context", k->in->positions_given ? "option" : "default",
@@ -616,6 +620,8 @@ int pe_explain_rope(struct pe_explain *x, const struct pe_explain_rope *in, stru
 		v = pe_rep_param(root, "positions", "option", "--positions");
 	else if (cfg && cfg->max_positions)
 		v = pe_rep_param(root, "positions", "config", "max_position_embeddings");
+	else if (cfg && cfg->class_max_positions)
+		v = pe_rep_param(root, "positions", "default", "max_position_embeddings (the class's)");
 	else
 		v = pe_rep_param(root, "positions", "default", "");
 	pe_rep_int(v, "value", (int64_t)in->positions);

@@ -686,8 +686,12 @@ static int build(struct pe_gen *g, void *opts, struct pe_error *err)
 			return pe_fail(err, PE_ERR_DATA,
 				       "%s: no RoPE field (rope_theta, rope_scaling, rope_parameters, rotary_emb_base, rotary_pct, rotary_dim); give --theta to use it anyway",
 				       cfgpath);
+		/* without -n: max_position_embeddings, or the class's default
+		 * where the file leaves it out (Gemma 3 27B: 131072) */
 		if (!pe_gen_given(g, &g->positions) && st->cfg.max_positions)
 			g->positions = st->cfg.max_positions;
+		else if (!pe_gen_given(g, &g->positions) && st->cfg.class_max_positions)
+			g->positions = st->cfg.class_max_positions;
 	} else {
 		st->cfg.ntypes = 1;
 	}
@@ -741,7 +745,8 @@ const struct pe_rope *pe_gen_rope(const struct pe_gen *g, uint64_t *max_position
 	if (g->kind != &pe_kind_rope || !st || st->n == 0)
 		return NULL;
 	if (max_positions)
-		*max_positions = st->cfg.max_positions;
+		*max_positions = st->cfg.max_positions ? st->cfg.max_positions
+						       : st->cfg.class_max_positions;
 	return &st->rope[0];
 }
 

@@ -1461,6 +1461,8 @@ static int resolve(struct ctx *c, const cJSON *root, struct pe_hfconfig *h)
 	if (model(c, root, &b) != 0 ||
 	    count(c, b.text, NULL, "max_position_embeddings", &h->max_positions) != 0)
 		goto out;
+	if (!h->max_positions && b.fam)
+		h->class_max_positions = b.fam->max_positions;
 	if (strcmp(h->model_type, "gptj") == 0) {
 		rc = gptj(&b);
 		goto out;

@@ -131,6 +131,8 @@ struct pe_hfconfig {
 	char qk_key[64];		/* the key(s) it came from */
 	int family_known;		/* model_type is a family of transformers with RoPE */
 	uint64_t max_positions;		/* max_position_embeddings, 0 if absent */
+	uint64_t class_max_positions;	/* absent: the family class's default (what
+					 * transformers' config then holds), 0 if none */
 	size_t ntypes;
 	struct pe_hfrope rope[PE_HF_MAX_TYPES];	/* one per RoPE layer type */
 	uint64_t nlayers;		/* layers the config describes, 0: it does not say */

@@ -113,6 +113,13 @@ run generate rope --from-config "$D/rope_gptj.json" -n 2 -f json --table inv-fre
 check "config gpt-j: interleaved, rotary_dim 64" grep -q '"layout":"interleaved",.*"rotary_dim":64' "$T/out"
 run generate rope --from-config "$D/rope_llama3.json" --scaling none --theta 10000 -d 64 -n 2 -f json --table inv-freq
 check "options override the config" grep -q '"head_dim":64,"rotary_dim":64,"theta":10000,"scaling":"none"' "$T/out"
+# a config without max_position_embeddings: -n is the class's default, as
+# transformers' config then holds it (Gemma3TextConfig: 131072), said so
+printf '{"model_type":"gemma3_text","head_dim":8,"num_attention_heads":2,"num_hidden_layers":2,"layer_types":["sliding_attention","full_attention"]}' >"$T/g3.json"
+run generate rope --from-config "$T/g3.json" --layer-type full_attention -f raw -o "$T/g3.f32"
+check "config without max_position_embeddings: the class's 131072 rows" ok_and [ "$(wc -c <"$T/g3.f32")" -eq $((131072 * 8 * 4)) ]
+run explain rope --from-config "$T/g3.json" -f json
+check "explain: positions from the class's default" ok_and grep -q '"positions": *{"value": *131072, *"origin": *"default", *"key": *"max_position_embeddings (the class'"'"'s)"' "$T/out"
 # yarn without factor: transformers' KeyError (its L0 would come from the
 # class's max_position_embeddings)
 data_error "config missing field" "rope_scaling.factor is missing (transformers requires it for rope_type yarn)" generate rope --from-config "$D/rope_bad_missing.json"
