@@ -281,7 +281,9 @@ static int lay_out(struct pe_mrope *m, struct pe_error *err)
 					goto too_far;
 				last = st + (int64_t)(lt * b->step) - 1;
 				cur = last + 1;
-				top = last;
+				/* under the hf rule st can lie below an earlier
+				 * block's temporal ids (an image of T > 1) */
+				top = last > top ? last : top;
 			} else {
 				if (p->tokens_per_second > 0 &&
 				    (it->kind == PE_MROPE_VIDEO || p->rule == PE_MROPE_REFERENCE)) {
