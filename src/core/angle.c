@@ -340,68 +340,23 @@ void pe_steps_row(const struct pe_steps *st, const struct pe_freq *anchor, int64
 /* ---- correctly rounded doubles (--dtype float64, and float16 and
  * bfloat16 rounded from them) ---- */
 
-/* double-double arithmetic: hi + lo, |lo| <= ulp(hi) / 2 */
-struct dd {
-	double hi, lo;
-};
-
-static struct dd two_sum(double a, double b)
-{
-	struct dd r;
-	double v;
-
-	r.hi = a + b;
-	v = r.hi - a;
-	r.lo = (a - (r.hi - v)) + (b - v);
-	return r;
-}
-
-/* |a| >= |b| (or a = 0) */
-static struct dd fast_two_sum(double a, double b)
-{
-	struct dd r;
-
-	r.hi = a + b;
-	r.lo = b - (r.hi - a);
-	return r;
-}
-
 /* a + b, within 2^-104 of |a + b| (plus 2^-105 of |a| + |b| where they cancel) */
-static struct dd dd_add(struct dd a, struct dd b)
+static struct pe_dd dd_add(struct pe_dd a, struct pe_dd b)
 {
-	struct dd s = two_sum(a.hi, b.hi), t = two_sum(a.lo, b.lo);
+	struct pe_dd s = pe_dd_two_sum(a.hi, b.hi), t = pe_dd_two_sum(a.lo, b.lo);
 
 	s.lo += t.hi;
-	s = fast_two_sum(s.hi, s.lo);
+	s = pe_dd_fast_two_sum(s.hi, s.lo);
 	s.lo += t.lo;
-	return fast_two_sum(s.hi, s.lo);
+	return pe_dd_fast_two_sum(s.hi, s.lo);
 }
 
-static struct dd dd_add_d(struct dd a, double b)
+static struct pe_dd dd_add_d(struct pe_dd a, double b)
 {
-	struct dd s = two_sum(a.hi, b);
+	struct pe_dd s = pe_dd_two_sum(a.hi, b);
 
 	s.lo += a.lo;
-	return fast_two_sum(s.hi, s.lo);
-}
-
-/* a b, within 2^-103 of |a b| */
-static struct dd dd_mul(struct dd a, struct dd b)
-{
-	struct dd p;
-
-	pe_two_product(a.hi, b.hi, &p.hi, &p.lo);
-	p.lo += a.hi * b.lo + a.lo * b.hi;
-	return fast_two_sum(p.hi, p.lo);
-}
-
-static struct dd dd_mul_d(struct dd a, double b)
-{
-	struct dd p;
-
-	pe_two_product(a.hi, b, &p.hi, &p.lo);
-	p.lo += a.lo * b;
-	return fast_two_sum(p.hi, p.lo);
+	return pe_dd_fast_two_sum(s.hi, s.lo);
 }
 
 /*
@@ -414,7 +369,7 @@ static struct dd dd_mul_d(struct dd a, double b)
 
 static struct {
 	pthread_once_t once;
-	struct dd s[SERIES], c[SERIES];
+	struct pe_dd s[SERIES], c[SERIES];
 	double pio2[3];
 } k64 = { PTHREAD_ONCE_INIT, { { 0, 0 } }, { { 0, 0 } }, { 0, 0, 0 } };
 
@@ -450,14 +405,14 @@ static void k64_init(void)
  * Within 2^-160 |x| (pi/2's triple) + 2^-102 of x - k pi/2: xh - k P1 is
  * exact (two_product, two_sum) and the small terms are added in
  * double-double to a sum below 1. */
-static struct dd reduce(double xh, double xl, int *quadrant)
+static struct pe_dd reduce(double xh, double xl, int *quadrant)
 {
 	double kd = rint(xh * 0.63661977236758134308), h, l;
-	struct dd r;
+	struct pe_dd r;
 
 	*quadrant = (int)((int64_t)kd & 3);
 	pe_two_product(kd, k64.pio2[0], &h, &l);
-	r = two_sum(xh, -h);
+	r = pe_dd_two_sum(xh, -h);
 	r = dd_add_d(r, xl);
 	r = dd_add_d(r, -l);
 	pe_two_product(kd, k64.pio2[1], &h, &l);
@@ -467,15 +422,15 @@ static struct dd reduce(double xh, double xl, int *quadrant)
 }
 
 /* sin r or cos r by Horner's rule in double-double, within 2^-99 */
-static struct dd series(struct dd r, int want_cos)
+static struct pe_dd series(struct pe_dd r, int want_cos)
 {
-	const struct dd *c = want_cos ? k64.c : k64.s;
-	struct dd z = dd_mul(r, r), acc = c[SERIES - 1];
+	const struct pe_dd *c = want_cos ? k64.c : k64.s;
+	struct pe_dd z = pe_dd_mul(r, r), acc = c[SERIES - 1];
 	int n;
 
 	for (n = SERIES - 2; n >= 0; n--)
-		acc = dd_add(dd_mul(acc, z), c[n]);
-	return want_cos ? acc : dd_mul(acc, r);
+		acc = dd_add(pe_dd_mul(acc, z), c[n]);
+	return want_cos ? acc : pe_dd_mul(acc, r);
 }
 
 /* v rounded to double when v - err and v + err round alike (then so does
@@ -534,7 +489,7 @@ static double sincos_mp64(const struct pe_freq *fr, int64_t p, int want_cos, dou
 double pe_sincos_pf_f64(const struct pe_freq *fr, int64_t p, int want_cos, double scale)
 {
 	double pd = (double)p, a, e, amax, E, lo, hi;
-	struct dd x, r, v;
+	struct pe_dd x, r, v;
 	int q, fn, neg;
 
 	if (p == 0)
@@ -546,7 +501,7 @@ double pe_sincos_pf_f64(const struct pe_freq *fr, int64_t p, int want_cos, doubl
 	amax = fabs(a);
 	if (!(amax <= 0x1p50))
 		return sincos_mp64(fr, p, want_cos, scale);
-	x = fast_two_sum(a, e + pd * fr->r);
+	x = pe_dd_fast_two_sum(a, e + pd * fr->r);
 	r = reduce(x.hi, x.lo, &q);
 	/* sin(r + q pi/2) is sin, cos, -sin, -cos of r; cos(...) is cos,
 	 * -sin, -cos, sin */
@@ -557,7 +512,7 @@ double pe_sincos_pf_f64(const struct pe_freq *fr, int64_t p, int want_cos, doubl
 		v.hi = -v.hi;
 		v.lo = -v.lo;
 	}
-	v = dd_mul_d(v, scale);
+	v = pe_dd_mul_d(v, scale);
 	E = scale * (0x1p-97 + 0x1p-103 * amax) + 0x1p-103 * fabs(v.hi);
 	E = (E + 0x1p-105 * fabs(v.hi)) * (1 + 0x1p-50) + 0x1p-1074;
 	lo = v.hi + (v.lo - E);

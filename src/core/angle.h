@@ -40,6 +40,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/dd.h"
 #include "core/err.h"
 #include "core/mp.h"
 #include "core/simd.h"
@@ -101,19 +102,6 @@ double pe_angle_pf_f64(const struct pe_freq *fr, int64_t p);
 
 /* sin and cos of x in one call (sincos where the C library has it). */
 void pe_sincos(double x, double *s, double *c);
-
-/* Dekker's exact product a * b = hi + lo (Veltkamp splitting; needs no
- * fused multiply-add, and the build forbids contraction). */
-static inline void pe_two_product(double a, double b, double *hi, double *lo)
-{
-	const double split = 134217729.0;	/* 2^27 + 1 */
-	double ca = split * a, cb = split * b;
-	double ah = ca - (ca - a), al = a - ah;
-	double bh = cb - (cb - b), bl = b - bh;
-
-	*hi = a * b;
-	*lo = ((ah * bh - *hi) + ah * bl + al * bh) + al * bl;
-}
 
 /* sin and cos of p * f for an integer p within the prepared range, each
  * within fr->err of the exact value (inline: the tables' inner loop). */

@@ -260,26 +260,6 @@ float pe_acc_to_float(const struct pe_acc *a)
 
 /* ---- double-double ---- */
 
-static struct pe_dd fast_two_sum(double a, double b)
-{
-	struct pe_dd r;
-
-	r.hi = a + b;
-	r.lo = b - (r.hi - a);
-	return r;
-}
-
-static struct pe_dd two_sum(double a, double b)
-{
-	struct pe_dd r;
-	double bb;
-
-	r.hi = a + b;
-	bb = r.hi - a;
-	r.lo = (a - (r.hi - bb)) + (b - bb);
-	return r;
-}
-
 /* The top 128 bits of a magnitude: relative error below 2^-104. */
 static struct pe_dd big_to_dd(const struct big *m, int neg)
 {
@@ -292,8 +272,8 @@ static struct pe_dd big_to_dd(const struct big *m, int neg)
 	M1 = bits_at(m, L - 64);
 	M2 = bits_at(m, L - 128);
 	E = PE_ACC_LSB + L - 64;
-	r = fast_two_sum(ldexp((double)(M1 >> 11), E + 11),
-			 ldexp((double)(M1 & 0x7ff) + ldexp((double)M2, -64), E));
+	r = pe_dd_fast_two_sum(ldexp((double)(M1 >> 11), E + 11),
+			       ldexp((double)(M1 & 0x7ff) + ldexp((double)M2, -64), E));
 	if (neg) {
 		r.hi = -r.hi;
 		r.lo = -r.lo;
@@ -301,39 +281,24 @@ static struct pe_dd big_to_dd(const struct big *m, int neg)
 	return r;
 }
 
-static struct pe_dd dd_mul(struct pe_dd a, struct pe_dd b)
-{
-	double p = a.hi * b.hi, e = fma(a.hi, b.hi, -p);
-
-	e += a.hi * b.lo + a.lo * b.hi;
-	return fast_two_sum(p, e);
-}
-
-static struct pe_dd dd_mul_d(struct pe_dd a, double b)
-{
-	double p = a.hi * b, e = fma(a.hi, b, -p) + a.lo * b;
-
-	return fast_two_sum(p, e);
-}
-
 static struct pe_dd dd_sub(struct pe_dd a, struct pe_dd b)
 {
-	struct pe_dd s = two_sum(a.hi, -b.hi);
+	struct pe_dd s = pe_dd_two_sum(a.hi, -b.hi);
 
 	s.lo += a.lo - b.lo;
-	return fast_two_sum(s.hi, s.lo);
+	return pe_dd_fast_two_sum(s.hi, s.lo);
 }
 
 static struct pe_dd dd_div(struct pe_dd a, struct pe_dd b)
 {
 	double q1 = a.hi / b.hi, q2, q3;
-	struct pe_dd r = dd_sub(a, dd_mul_d(b, q1)), q;
+	struct pe_dd r = dd_sub(a, pe_dd_mul_d(b, q1)), q;
 
 	q2 = r.hi / b.hi;
-	r = dd_sub(r, dd_mul_d(b, q2));
+	r = dd_sub(r, pe_dd_mul_d(b, q2));
 	q3 = r.hi / b.hi;
-	q = fast_two_sum(q1, q2);
-	return fast_two_sum(q.hi, q.lo + q3);
+	q = pe_dd_fast_two_sum(q1, q2);
+	return pe_dd_fast_two_sum(q.hi, q.lo + q3);
 }
 
 static struct pe_dd dd_sqrt(struct pe_dd a)
@@ -341,7 +306,7 @@ static struct pe_dd dd_sqrt(struct pe_dd a)
 	double x = sqrt(a.hi);
 	struct pe_dd x2 = { x * x, fma(x, x, -(x * x)) }, r = dd_sub(a, x2);
 
-	return fast_two_sum(x, r.hi / (2 * x));
+	return pe_dd_fast_two_sum(x, r.hi / (2 * x));
 }
 
 /* Above f (f >= 0) as a double; FLT_MAX's neighbour is 2^128. */
@@ -435,7 +400,7 @@ float pe_exact_cosine(const struct pe_acc *s, const struct pe_acc *nx, const str
 		return NAN;
 	if (bs.n == 0)
 		return 0.0f;
-	q = dd_div(big_to_dd(&bs, neg), dd_sqrt(dd_mul(big_to_dd(&bx, 0), big_to_dd(&by, 0))));
+	q = dd_div(big_to_dd(&bs, neg), dd_sqrt(pe_dd_mul(big_to_dd(&bx, 0), big_to_dd(&by, 0))));
 	if (dd_round_f32(q, ldexp(fabs(q.hi), -96), &f, &mid))
 		return f;
 	/* t = S / sqrt(Nx Ny) against the boundary mid: signs first, then
@@ -503,15 +468,15 @@ struct pe_dd pe_dd_dot(const double *a, const double *b, size_t n, int exact_pro
 		hi[l] = s;
 		mag[l] += fabs(p);
 	}
-	r = two_sum(hi[0], hi[1]);
+	r = pe_dd_two_sum(hi[0], hi[1]);
 	r.lo += lo[0] + lo[1];
 	for (l = 2; l < 4; l++) {
-		t = two_sum(r.hi, hi[l]);
+		t = pe_dd_two_sum(r.hi, hi[l]);
 		t.lo += r.lo + lo[l];
-		r = fast_two_sum(t.hi, t.lo);
+		r = pe_dd_fast_two_sum(t.hi, t.lo);
 	}
 	*abs_sum = (mag[0] + mag[1] + mag[2] + mag[3]) * (1 + 0x1p-40);
-	return fast_two_sum(r.hi, r.lo);
+	return pe_dd_fast_two_sum(r.hi, r.lo);
 }
 
 double pe_dd_dot_error(size_t n)
@@ -538,7 +503,7 @@ int pe_dd_try_cosine(struct pe_dd s, double serr, struct pe_dd x, double xerr, s
 
 	if (!(x.hi > 0 && y.hi > 0) || x.hi <= 4 * xerr || y.hi <= 4 * yerr)
 		return 0;
-	q = dd_div(s, dd_sqrt(dd_mul(x, y)));
+	q = dd_div(s, dd_sqrt(pe_dd_mul(x, y)));
 	/* relative errors of the norms halve under the square root; s's error
 	 * is absolute, scaled by 1/sqrt(x y) */
 	rel = xerr / x.hi + yerr / y.hi + 0x1p-96;
@@ -560,10 +525,10 @@ int pe_dd_try_sqrt(struct pe_dd e, double err, float *out)
 
 struct pe_dd pe_dd_add(struct pe_dd a, struct pe_dd b)
 {
-	struct pe_dd s = two_sum(a.hi, b.hi);
+	struct pe_dd s = pe_dd_two_sum(a.hi, b.hi);
 
 	s.lo += a.lo + b.lo;
-	return fast_two_sum(s.hi, s.lo);
+	return pe_dd_fast_two_sum(s.hi, s.lo);
 }
 
 struct pe_dd pe_dd_scale(struct pe_dd a, double k)

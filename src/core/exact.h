@@ -35,6 +35,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/dd.h"
+
 #define PE_ACC_DIGITS 72
 #define PE_ACC_LSB (-1152)	/* weight of the lowest bit: 2^PE_ACC_LSB */
 
@@ -66,9 +68,6 @@ float pe_acc_to_float(const struct pe_acc *a);
  * function returns 1 with *out when its rounding is certain given the
  * stated error of its inputs, else 0 (then use the exact functions).
  */
-struct pe_dd {
-	double hi, lo;
-};
 
 /* sum_k a[k] b[k] in double-double, and sum_k |a[k] b[k]| (an upper bound,
  * for the error bounds).  exact_products: every a[k] b[k] is exact in
